@@ -1,0 +1,116 @@
+/**
+ * The storage seam. Queue, Worker and Job speak to storage only through this interface, which
+ * states what each operation means rather than how Redis does it. RedisQueueBackend is the one
+ * implementation; its methods are atomic unless documented otherwise.
+ */
+import type { QueueKeys } from '../keys';
+
+export type RawJobHash = Record<string, string>;
+
+export interface NewJob {
+  name: string;
+  /** JSON text. */
+  data: string;
+  /** JSON text of the encoded (short-key) options. */
+  opts: string;
+  timestamp: number;
+  delay: number;
+  priority: number;
+  lifo: boolean;
+  /** Omitted for an automatic id. */
+  customId?: string;
+  /** Extra hash fields, e.g. traceparent. */
+  fields: Record<string, string>;
+}
+
+export interface AddResult {
+  jobId: string;
+  /** True when a job with that custom id already existed: nothing was written. */
+  duplicate: boolean;
+}
+
+/** What a worker sends with every fetch: its lock token and the limits it applies. */
+export interface FetchIdentity {
+  token: string;
+  lockDuration: number;
+  limiter?: { max: number; duration: number };
+  name?: string;
+}
+
+export type FetchResult =
+  | { kind: 'job'; jobId: string; hash: RawJobHash }
+  | {
+      kind: 'none';
+      /** > 0: the rate limit holds for this many ms. */
+      rateLimitTtl: number;
+      /** > 0: due time (ms) of the earliest delayed job. */
+      nextDelayedTs: number;
+    };
+
+/** Normalised removeOnComplete / removeOnFail: count -1 keeps all, 0 removes the job. */
+export interface KeepRule {
+  count: number;
+  age?: number;
+  limit?: number;
+}
+
+export interface FinishRequest {
+  jobId: string;
+  token: string;
+  outcome: 'completed' | 'failed';
+  /** Return value JSON (completed) or failure reason text (failed). */
+  value: string;
+  keep: KeepRule;
+  /** opts.attempts, for the retries-exhausted event. */
+  attempts: number;
+  /** Fields written with the outcome (failures: failedReason, stacktrace). */
+  fields?: Record<string, string>;
+  /** When set, the same call hands the worker its next job. */
+  fetchNext?: FetchIdentity;
+  metricsMaxDataPoints?: number;
+  now?: number;
+}
+
+export interface RetryRequest {
+  jobId: string;
+  token: string;
+  /** 0: straight back to wait; > 0: to delayed for that many ms. */
+  delay: number;
+  lifo: boolean;
+  fields: Record<string, string>;
+}
+
+export interface QueueBackend {
+  readonly keys: QueueKeys;
+
+  // producer
+  addJob(job: NewJob): Promise<AddResult>;
+  /** All jobs in one round trip; replies in order. */
+  addJobs(jobs: NewJob[]): Promise<AddResult[]>;
+  writeQueueMeta(fields: Record<string, string>): Promise<void>;
+
+  // worker
+  fetchNextJob(identity: FetchIdentity): Promise<FetchResult>;
+  /** Returns the next job when fetchNext was requested and one was available. */
+  finishJob(request: FinishRequest): Promise<FetchResult | undefined>;
+  retryJob(request: RetryRequest): Promise<void>;
+  /** Postpones an active job without using an attempt (DelayedError pattern). */
+  postponeJob(jobId: string, token: string, dueTs: number): Promise<void>;
+  /**
+   * Back to the front of wait without using an attempt (rate-limit hit, or job.moveToWait);
+   * returns the rate limit's remaining ms (0 when none).
+   */
+  moveActiveJobToWait(jobId: string, token: string): Promise<number>;
+  /** Renews locks; returns the ids whose lock was lost. */
+  extendLocks(jobIds: string[], tokens: string[], duration: number): Promise<string[]>;
+  /** The two-phase stalled check; returns the ids recovered. Throttled by stalledInterval. */
+  recoverStalledJobs(maxStalledCount: number, stalledInterval: number): Promise<string[]>;
+  /** Waits up to timeoutSeconds for a wake-up marker; returns its score (0: ready, >0: due ts). */
+  waitForMarker(timeoutSeconds: number): Promise<number | undefined>;
+
+  // job
+  updateProgress(jobId: string, progressJson: string): Promise<void>;
+  addLog(jobId: string, line: string, keepLogs?: number): Promise<number>;
+  updateData(jobId: string, dataJson: string): Promise<void>;
+  getJobHash(jobId: string): Promise<RawJobHash | undefined>;
+}

@@ -1,0 +1,134 @@
+/** Admin moves of jobs between states: retry, promote, reprocess, change delay or priority. */
+import type { Redis } from 'ioredis';
+import { ValidationError } from '../../errors';
+import type { QueueKeys } from '../../keys';
+import { throwIfErrorCode } from '../../scripts/error-codes';
+import { checkInteger, checkJobId, checkMillis, checkPriority } from './operation-validation';
+import { runScript } from './run-script';
+
+/** Moves every job of `state` with score <= maxScore to wait, `count` per script call. */
+async function moveJobsToWait(
+  client: Redis,
+  keys: QueueKeys,
+  state: 'failed' | 'completed' | 'delayed',
+  count: number,
+  maxScore: string,
+): Promise<void> {
+  const k = keys;
+  for (;;) {
+    const more = await runScript(
+      client,
+      'moveJobsToWait',
+      [k.base + state, k.wait, k.meta, k.active, k.marker, k.events],
+      [k.base, count, maxScore, state],
+    );
+    if (Number(more) !== 1) return;
+  }
+}
+
+export async function retryJobs(
+  client: Redis,
+  keys: QueueKeys,
+  state: 'failed' | 'completed',
+  count: number,
+  timestamp: number,
+): Promise<void> {
+  if (state !== 'failed' && state !== 'completed') {
+    throw new ValidationError(`Cannot retry jobs in state "${String(state)}"`);
+  }
+  checkInteger('count', count, 1);
+  checkMillis('timestamp', timestamp, 0);
+  await moveJobsToWait(client, keys, state, count, String(timestamp));
+}
+
+export async function promoteJobs(client: Redis, keys: QueueKeys, count: number): Promise<void> {
+  checkInteger('count', count, 1);
+  await moveJobsToWait(client, keys, 'delayed', count, '+inf');
+}
+
+export async function reprocessJob(
+  client: Redis,
+  keys: QueueKeys,
+  jobId: string,
+  state: 'completed' | 'failed',
+  opts: { lifo: boolean; resetAttemptsMade: boolean; resetAttemptsStarted: boolean },
+): Promise<void> {
+  checkJobId(jobId);
+  if (state !== 'completed' && state !== 'failed') {
+    throw new ValidationError(`Cannot reprocess a job from state "${String(state)}"`);
+  }
+  const k = keys;
+  const reply = await runScript(
+    client,
+    'reprocessJob',
+    [
+      k.job(jobId),
+      k.events,
+      k.base + state,
+      k.wait,
+      k.meta,
+      k.active,
+      k.marker,
+      k.prioritized,
+      k.pc,
+    ],
+    [
+      jobId,
+      opts.lifo ? 'RPUSH' : 'LPUSH',
+      state === 'failed' ? 'failedReason' : 'returnvalue',
+      state,
+      opts.resetAttemptsMade ? '1' : '0',
+      opts.resetAttemptsStarted ? '1' : '0',
+    ],
+  );
+  throwIfErrorCode(reply, jobId, `reprocessJob(${state})`);
+}
+
+export async function promoteJob(client: Redis, keys: QueueKeys, jobId: string): Promise<void> {
+  checkJobId(jobId);
+  const k = keys;
+  const reply = await runScript(
+    client,
+    'promote',
+    [k.delayed, k.wait, k.meta, k.prioritized, k.active, k.pc, k.events, k.marker],
+    [k.base, jobId],
+  );
+  throwIfErrorCode(reply, jobId, 'promote(delayed)');
+}
+
+export async function changeDelay(
+  client: Redis,
+  keys: QueueKeys,
+  jobId: string,
+  delay: number,
+): Promise<void> {
+  checkJobId(jobId);
+  const ms = checkMillis('delay', delay, 0);
+  const k = keys;
+  const reply = await runScript(
+    client,
+    'changeDelay',
+    [k.delayed, k.meta, k.marker, k.events],
+    [ms, Date.now(), jobId, k.job(jobId)],
+  );
+  throwIfErrorCode(reply, jobId, 'changeDelay(delayed)');
+}
+
+export async function changePriority(
+  client: Redis,
+  keys: QueueKeys,
+  jobId: string,
+  priority: number,
+  lifo: boolean,
+): Promise<void> {
+  checkJobId(jobId);
+  checkPriority(priority);
+  const k = keys;
+  const reply = await runScript(
+    client,
+    'changePriority',
+    [k.wait, k.meta, k.prioritized, k.active, k.pc, k.marker, k.job(jobId)],
+    [priority, jobId, lifo ? '1' : '0'],
+  );
+  throwIfErrorCode(reply, jobId, 'changePriority');
+}

@@ -1,0 +1,118 @@
+/** Queue-wide switches and limits: pause/resume, global concurrency and rate limit, workers. */
+import type { Redis } from 'ioredis';
+import type { QueueKeys } from '../../keys';
+import { checkInteger, checkMillis } from './operation-validation';
+import { runScript } from './run-script';
+
+/** Legacy `paused` ids moved back into wait per resume call (stays below Lua's unpack limit). */
+const LEGACY_PAUSED_CHUNK = 7_000;
+
+/** The value a manual rate limit stores in the limiter key: above any real `max`. */
+const MANUAL_RATE_LIMIT_VALUE = '9007199254740991';
+
+function pauseKeys(k: QueueKeys): string[] {
+  return [k.meta, k.marker, k.events, k.wait, k.paused, k.prioritized, k.delayed];
+}
+
+export async function pause(client: Redis, keys: QueueKeys): Promise<void> {
+  await runScript(client, 'pause', pauseKeys(keys), ['pause', '1', LEGACY_PAUSED_CHUNK]);
+}
+
+export async function resume(client: Redis, keys: QueueKeys): Promise<void> {
+  let remaining = Number(
+    await runScript(client, 'pause', pauseKeys(keys), ['resume', '1', LEGACY_PAUSED_CHUNK]),
+  );
+  while (remaining > 0) {
+    remaining = Number(
+      await runScript(client, 'pause', pauseKeys(keys), ['resume', '0', LEGACY_PAUSED_CHUNK]),
+    );
+  }
+}
+
+export async function isPaused(client: Redis, keys: QueueKeys): Promise<boolean> {
+  return (await client.hexists(keys.meta, 'paused')) === 1;
+}
+
+export async function setGlobalConcurrency(
+  client: Redis,
+  keys: QueueKeys,
+  concurrency: number | undefined,
+): Promise<void> {
+  if (concurrency === undefined) {
+    await client.hdel(keys.meta, 'concurrency');
+    return;
+  }
+  checkInteger('concurrency', concurrency, 1);
+  await client.hset(keys.meta, 'concurrency', concurrency);
+}
+
+export async function setGlobalRateLimit(
+  client: Redis,
+  keys: QueueKeys,
+  limit: { max: number; duration: number } | undefined,
+): Promise<void> {
+  if (limit === undefined) {
+    await client.hdel(keys.meta, 'max', 'duration');
+    return;
+  }
+  checkInteger('max', limit.max, 1);
+  checkInteger('duration', limit.duration, 1);
+  await client.hset(keys.meta, 'max', limit.max, 'duration', limit.duration);
+}
+
+export async function rateLimit(client: Redis, keys: QueueKeys, ms: number): Promise<void> {
+  const px = checkMillis('rate limit', ms, 1);
+  await client.set(keys.limiter, MANUAL_RATE_LIMIT_VALUE, 'PX', px);
+}
+
+/**
+ * Remaining ms of the rate limit. With a max (given, else meta.max): the TTL only when the counter
+ * has reached it, else 0. Without any max: the raw PTTL (-2 no key, -1 no expiry), as bullmq.
+ */
+export async function getRateLimitTtl(
+  client: Redis,
+  keys: QueueKeys,
+  maxJobs?: number,
+): Promise<number> {
+  if (maxJobs !== undefined) checkInteger('maxJobs', maxJobs, 1);
+  const replies =
+    (await client.multi().get(keys.limiter).pttl(keys.limiter).hget(keys.meta, 'max').exec()) ?? [];
+  const values = replies.map(([error, value]) => {
+    if (error) throw error;
+    return value;
+  });
+  const [counter, ttl, metaMax] = values as [string | null, number, string | null];
+  const max = maxJobs ?? (metaMax !== null ? Number(metaMax) : undefined);
+  if (max === undefined || Number.isNaN(max)) return Number(ttl);
+  return Number(counter ?? 0) >= max ? Number(ttl) : 0;
+}
+
+/** CLIENT LIST lines ("id=7 addr=… name=…") as records. */
+export function parseClientList(list: string): Record<string, string>[] {
+  const clients: Record<string, string>[] = [];
+  for (const line of list.split(/\r?\n/)) {
+    if (line.trim() === '') continue;
+    const record: Record<string, string> = {};
+    for (const pair of line.trim().split(' ')) {
+      const at = pair.indexOf('=');
+      if (at > 0) record[pair.slice(0, at)] = pair.slice(at + 1);
+    }
+    clients.push(record);
+  }
+  return clients;
+}
+
+/**
+ * Connections named as workers of this queue, as bullmq names them (spec §13.2):
+ * `<prefix>:<base64(queue)>`, or `<prefix>:<base64(queue)>:w:<workerName>`.
+ */
+export async function getWorkerClients(
+  client: Redis,
+  keys: QueueKeys,
+): Promise<Record<string, string>[]> {
+  const baseName = `${keys.prefix}:${Buffer.from(keys.queueName).toString('base64')}`;
+  const list = String(await client.client('LIST'));
+  return parseClientList(list).filter(
+    (record) => record.name === baseName || (record.name ?? '').startsWith(`${baseName}:w:`),
+  );
+}

@@ -1,0 +1,126 @@
+import type { Redis } from 'ioredis';
+import type { QueueKeys } from '../../keys';
+import type { RawJobHash } from '../queue-backend';
+import type { CleanState, JobState, JobStateReply, QueueOperations } from '../queue-operations';
+import * as moves from './job-moves';
+import * as cleanup from './queue-cleanup';
+import * as controls from './queue-controls';
+import * as reads from './queue-reads';
+
+/**
+ * QueueOperations on Redis. The work is split by concern: reads (queue-reads), destructive
+ * operations (queue-cleanup), per-job moves (job-moves), switches and limits (queue-controls).
+ * Each produces the Redis state bullmq 6.7.0 produces for the same operation (spec §6.11-6.21).
+ */
+export class RedisQueueOperations implements QueueOperations {
+  constructor(
+    readonly client: Redis,
+    readonly keys: QueueKeys,
+  ) {}
+
+  getCounts(types: JobState[]): Promise<Record<string, number>> {
+    return reads.getCounts(this.client, this.keys, types);
+  }
+
+  getJobsInStates(
+    types: JobState[],
+    start: number,
+    end: number,
+    asc: boolean,
+  ): Promise<{ id: string; hash: RawJobHash }[]> {
+    return reads.getJobsInStates(this.client, this.keys, types, start, end, asc);
+  }
+
+  getState(jobId: string): Promise<JobStateReply> {
+    return reads.getState(this.client, this.keys, jobId);
+  }
+
+  getLogs(
+    jobId: string,
+    start: number,
+    end: number,
+    asc: boolean,
+  ): Promise<{ logs: string[]; count: number }> {
+    return reads.getLogs(this.client, this.keys, jobId, start, end, asc);
+  }
+
+  getMeta(): Promise<Record<string, string>> {
+    return reads.getMeta(this.client, this.keys);
+  }
+
+  pause(): Promise<void> {
+    return controls.pause(this.client, this.keys);
+  }
+
+  resume(): Promise<void> {
+    return controls.resume(this.client, this.keys);
+  }
+
+  isPaused(): Promise<boolean> {
+    return controls.isPaused(this.client, this.keys);
+  }
+
+  drain(includeDelayed: boolean): Promise<number> {
+    return cleanup.drain(this.client, this.keys, includeDelayed);
+  }
+
+  clean(grace: number, limit: number, state: CleanState): Promise<string[]> {
+    return cleanup.clean(this.client, this.keys, grace, limit, state);
+  }
+
+  obliterate(opts: { force: boolean; count: number }): Promise<void> {
+    return cleanup.obliterate(this.client, this.keys, opts);
+  }
+
+  removeJob(jobId: string, removeChildren: boolean): Promise<number> {
+    return cleanup.removeJob(this.client, this.keys, jobId, removeChildren);
+  }
+
+  retryJobs(state: 'failed' | 'completed', count: number, timestamp: number): Promise<void> {
+    return moves.retryJobs(this.client, this.keys, state, count, timestamp);
+  }
+
+  promoteJobs(count: number): Promise<void> {
+    return moves.promoteJobs(this.client, this.keys, count);
+  }
+
+  reprocessJob(
+    jobId: string,
+    state: 'completed' | 'failed',
+    opts: { lifo: boolean; resetAttemptsMade: boolean; resetAttemptsStarted: boolean },
+  ): Promise<void> {
+    return moves.reprocessJob(this.client, this.keys, jobId, state, opts);
+  }
+
+  promoteJob(jobId: string): Promise<void> {
+    return moves.promoteJob(this.client, this.keys, jobId);
+  }
+
+  changeDelay(jobId: string, delay: number): Promise<void> {
+    return moves.changeDelay(this.client, this.keys, jobId, delay);
+  }
+
+  changePriority(jobId: string, priority: number, lifo: boolean): Promise<void> {
+    return moves.changePriority(this.client, this.keys, jobId, priority, lifo);
+  }
+
+  setGlobalConcurrency(concurrency: number | undefined): Promise<void> {
+    return controls.setGlobalConcurrency(this.client, this.keys, concurrency);
+  }
+
+  setGlobalRateLimit(limit: { max: number; duration: number } | undefined): Promise<void> {
+    return controls.setGlobalRateLimit(this.client, this.keys, limit);
+  }
+
+  rateLimit(ms: number): Promise<void> {
+    return controls.rateLimit(this.client, this.keys, ms);
+  }
+
+  getRateLimitTtl(maxJobs?: number): Promise<number> {
+    return controls.getRateLimitTtl(this.client, this.keys, maxJobs);
+  }
+
+  getWorkerClients(): Promise<Record<string, string>[]> {
+    return controls.getWorkerClients(this.client, this.keys);
+  }
+}

@@ -1,0 +1,259 @@
+import type { Redis } from 'ioredis';
+import { throwIfErrorCode } from '../../scripts/error-codes';
+import type { QueueKeys } from '../../keys';
+import type {
+  AddResult,
+  FetchIdentity,
+  FetchResult,
+  FinishRequest,
+  NewJob,
+  QueueBackend,
+  RawJobHash,
+  RetryRequest,
+} from '../queue-backend';
+import { addJobKeys, addJobArgs, parseAddReply } from './add-job';
+import { execTransaction, flatToRecord, queueScript, recordToFlat, runScript } from './run-script';
+
+/**
+ * QueueBackend on Redis: our Lua scripts for everything that must be atomic, plain commands for
+ * reads. `client` serves normal commands; `blockingClient` (workers only) waits on the marker.
+ */
+export class RedisQueueBackend implements QueueBackend {
+  constructor(
+    readonly client: Redis,
+    readonly keys: QueueKeys,
+    private readonly blockingClient?: Redis,
+  ) {}
+
+  async addJob(job: NewJob): Promise<AddResult> {
+    const reply = await runScript(
+      this.client,
+      'addJob',
+      addJobKeys(this.keys),
+      addJobArgs(this.keys, job),
+    );
+    return parseAddReply(reply);
+  }
+
+  async addJobs(jobs: NewJob[]): Promise<AddResult[]> {
+    if (jobs.length === 0) return [];
+    // One MULTI: a single round trip, and no other client's command lands between the adds.
+    const keys = addJobKeys(this.keys);
+    const replies = await execTransaction(this.client, (transaction) => {
+      for (const job of jobs) queueScript(transaction, 'addJob', keys, addJobArgs(this.keys, job));
+    });
+    return replies.map(([error, reply]) => {
+      if (error) throw error;
+      return parseAddReply(reply);
+    });
+  }
+
+  async writeQueueMeta(fields: Record<string, string>): Promise<void> {
+    await this.client.hset(this.keys.meta, fields);
+  }
+
+  async fetchNextJob(identity: FetchIdentity): Promise<FetchResult> {
+    const k = this.keys;
+    const reply = await runScript(
+      this.client,
+      'moveToActive',
+      [k.wait, k.active, k.prioritized, k.events, k.limiter, k.delayed, k.meta, k.pc, k.marker],
+      [k.base, Date.now(), identityJson(identity)],
+    );
+    return parseFetchReply(reply);
+  }
+
+  async finishJob(request: FinishRequest): Promise<FetchResult | undefined> {
+    const k = this.keys;
+    const target = request.outcome === 'completed' ? k.completed : k.failed;
+    const reply = await runScript(
+      this.client,
+      'moveToFinished',
+      [
+        k.wait,
+        k.active,
+        k.prioritized,
+        k.events,
+        k.stalled,
+        k.limiter,
+        k.delayed,
+        k.meta,
+        k.pc,
+        k.marker,
+        target,
+        k.job(request.jobId),
+        k.metrics(request.outcome),
+      ],
+      [
+        request.jobId,
+        request.now ?? Date.now(),
+        request.outcome === 'completed' ? 'returnvalue' : 'failedReason',
+        request.value,
+        request.outcome,
+        request.fetchNext ? '1' : '0',
+        k.base,
+        request.token,
+        JSON.stringify(request.keep),
+        request.fetchNext ? identityJson(request.fetchNext) : '{}',
+        request.metricsMaxDataPoints ?? '',
+        recordToFlat(request.fields),
+        request.attempts,
+      ],
+    );
+    throwIfErrorCode(reply, request.jobId, `moveToFinished(${request.outcome})`);
+    return Array.isArray(reply) ? parseFetchReply(reply) : undefined;
+  }
+
+  async retryJob(request: RetryRequest): Promise<void> {
+    const k = this.keys;
+    const jobKey = k.job(request.jobId);
+    const fields = recordToFlat(request.fields);
+    const now = Date.now();
+    let reply: unknown;
+    if (request.delay > 0) {
+      reply = await runScript(
+        this.client,
+        'moveToDelayed',
+        [k.marker, k.active, k.delayed, jobKey, k.events, k.meta, k.stalled],
+        [request.jobId, now, request.token, request.delay, '0', fields],
+      );
+    } else {
+      reply = await runScript(
+        this.client,
+        'retryJob',
+        [
+          k.active,
+          k.wait,
+          jobKey,
+          k.meta,
+          k.events,
+          k.delayed,
+          k.prioritized,
+          k.pc,
+          k.marker,
+          k.stalled,
+        ],
+        [k.base, now, request.lifo ? 'RPUSH' : 'LPUSH', request.jobId, request.token, fields],
+      );
+    }
+    throwIfErrorCode(reply, request.jobId, request.delay > 0 ? 'moveToDelayed' : 'retryJob');
+  }
+
+  async postponeJob(jobId: string, token: string, dueTs: number): Promise<void> {
+    const k = this.keys;
+    const now = Date.now();
+    const reply = await runScript(
+      this.client,
+      'moveToDelayed',
+      [k.marker, k.active, k.delayed, k.job(jobId), k.events, k.meta, k.stalled],
+      [jobId, now, token, Math.max(0, Math.round(dueTs - now)), '1', '[]'],
+    );
+    throwIfErrorCode(reply, jobId, 'moveToDelayed');
+  }
+
+  async moveActiveJobToWait(jobId: string, token: string): Promise<number> {
+    const k = this.keys;
+    const reply = await runScript(
+      this.client,
+      'moveJobFromActiveToWait',
+      [
+        k.active,
+        k.wait,
+        k.stalled,
+        k.meta,
+        k.limiter,
+        k.prioritized,
+        k.marker,
+        k.events,
+        k.job(jobId),
+      ],
+      [jobId, token],
+    );
+    throwIfErrorCode(reply, jobId, 'moveJobFromActiveToWait');
+    return Number(reply);
+  }
+
+  async extendLocks(jobIds: string[], tokens: string[], duration: number): Promise<string[]> {
+    if (jobIds.length === 0) return [];
+    const reply = await runScript(
+      this.client,
+      'extendLocks',
+      [this.keys.stalled],
+      [this.keys.base, JSON.stringify(jobIds), JSON.stringify(tokens), duration],
+    );
+    return (reply as unknown[]).map(String);
+  }
+
+  async recoverStalledJobs(maxStalledCount: number, stalledInterval: number): Promise<string[]> {
+    const k = this.keys;
+    const reply = await runScript(
+      this.client,
+      'moveStalledJobsToWait',
+      [k.stalled, k.wait, k.active, k.stalledCheck, k.meta, k.marker, k.events, k.repeat],
+      [maxStalledCount, k.base, Date.now(), stalledInterval],
+    );
+    return (reply as unknown[]).map(String);
+  }
+
+  async waitForMarker(timeoutSeconds: number): Promise<number | undefined> {
+    if (!this.blockingClient) throw new Error('waitForMarker needs a blocking connection');
+    const reply = await this.blockingClient.bzpopmin(this.keys.marker, timeoutSeconds);
+    if (!reply) return undefined;
+    return parseInt(reply[2], 10);
+  }
+
+  async updateProgress(jobId: string, progressJson: string): Promise<void> {
+    const k = this.keys;
+    const reply = await runScript(
+      this.client,
+      'updateProgress',
+      [k.job(jobId), k.events, k.meta],
+      [jobId, progressJson],
+    );
+    throwIfErrorCode(reply, jobId, 'updateProgress');
+  }
+
+  async addLog(jobId: string, line: string, keepLogs?: number): Promise<number> {
+    const k = this.keys;
+    const reply = await runScript(
+      this.client,
+      'addLog',
+      [k.job(jobId), k.jobLogs(jobId)],
+      [jobId, line, keepLogs ?? ''],
+    );
+    throwIfErrorCode(reply, jobId, 'addLog');
+    return Number(reply);
+  }
+
+  async updateData(jobId: string, dataJson: string): Promise<void> {
+    const reply = await runScript(this.client, 'updateData', [this.keys.job(jobId)], [dataJson]);
+    throwIfErrorCode(reply, jobId, 'updateData');
+  }
+
+  async getJobHash(jobId: string): Promise<RawJobHash | undefined> {
+    const hash = await this.client.hgetall(this.keys.job(jobId));
+    return Object.keys(hash).length > 0 ? hash : undefined;
+  }
+}
+
+function identityJson(identity: FetchIdentity): string {
+  return JSON.stringify({
+    token: identity.token,
+    lockDuration: identity.lockDuration,
+    limitMax: identity.limiter?.max,
+    limitDuration: identity.limiter?.duration,
+    name: identity.name,
+  });
+}
+
+function parseFetchReply(reply: unknown): FetchResult {
+  const [hash, jobId, rateLimitTtl, nextDelayedTs] = reply as [unknown, unknown, unknown, unknown];
+  if (Array.isArray(hash) && jobId) {
+    return { kind: 'job', jobId: String(jobId), hash: flatToRecord(hash) };
+  }
+  return {
+    kind: 'none',
+    rateLimitTtl: Number(rateLimitTtl) || 0,
+    nextDelayedTs: Number(nextDelayedTs) || 0,
+  };
+}

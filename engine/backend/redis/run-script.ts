@@ -1,0 +1,99 @@
+import type { ChainableCommander, Redis } from 'ioredis';
+import { commandName, loadScripts, registerScripts } from '../../scripts/loader';
+
+type ScriptArg = string | number | Buffer;
+type ScriptCommand = (...args: ScriptArg[]) => Promise<unknown>;
+
+/** Runs one of our Lua commands (EVALSHA with NOSCRIPT fallback, via ioredis). */
+export function runScript(
+  client: Redis,
+  script: string,
+  keys: string[],
+  args: ScriptArg[],
+): Promise<unknown> {
+  registerScripts(client);
+  // defineCommand adds the command as a method named after it; ioredis' types cannot know it.
+  const command = (client as unknown as Record<string, ScriptCommand>)[commandName(script)];
+  if (!command) throw new Error(`OxMQ script not loaded: ${script}`);
+  return command.call(client, ...keys, ...args);
+}
+
+const loadedOn = new WeakMap<Redis, Promise<void>>();
+const watchedForReconnect = new WeakSet<Redis>();
+
+/**
+ * Makes sure Redis has every script cached. Single calls need no help (ioredis falls back to
+ * EVAL on NOSCRIPT), but inside MULTI an EVALSHA of an unknown script just fails. Redone after
+ * every (re)connect, since a restarted Redis has lost its script cache.
+ */
+function ensureScriptsLoaded(client: Redis): Promise<void> {
+  let loading = loadedOn.get(client);
+  if (!loading) {
+    if (!watchedForReconnect.has(client)) {
+      watchedForReconnect.add(client);
+      client.on('ready', () => loadedOn.delete(client));
+    }
+    const pipeline = client.pipeline();
+    for (const script of loadScripts()) pipeline.script('LOAD', script.lua);
+    loading = pipeline.exec().then(() => undefined);
+    loading.catch(() => loadedOn.delete(client));
+    loadedOn.set(client, loading);
+  }
+  return loading;
+}
+
+function isNoScript(error: unknown): boolean {
+  return error instanceof Error && error.message.includes('NOSCRIPT');
+}
+
+/**
+ * Runs a MULTI built by `build` (which queues commands with queueScript) in one round trip and
+ * returns its replies. If the script cache was flushed meanwhile, no EVALSHA of the
+ * transaction ran (NOSCRIPT), so it is safe to reload the scripts and run it once more.
+ */
+export async function execTransaction(
+  client: Redis,
+  build: (transaction: ChainableCommander) => void,
+): Promise<[Error | null, unknown][]> {
+  registerScripts(client);
+  for (let attempt = 0; ; attempt++) {
+    await ensureScriptsLoaded(client);
+    const transaction = client.multi();
+    build(transaction);
+    const replies = (await transaction.exec()) ?? [];
+    if (attempt === 0 && replies.some(([error]) => isNoScript(error))) {
+      loadedOn.delete(client);
+      continue;
+    }
+    return replies;
+  }
+}
+
+/** Queues one of our Lua commands on a MULTI given by execTransaction. */
+export function queueScript(
+  pipeline: ChainableCommander,
+  script: string,
+  keys: string[],
+  args: ScriptArg[],
+): void {
+  const command = (pipeline as unknown as Record<string, (...a: ScriptArg[]) => unknown>)[
+    commandName(script)
+  ];
+  if (!command) throw new Error(`OxMQ script not loaded: ${script}`);
+  command.call(pipeline, ...keys, ...args);
+}
+
+/** Redis field lists come back flat: [k1, v1, k2, v2]. */
+export function flatToRecord(flat: unknown): Record<string, string> {
+  const record: Record<string, string> = {};
+  if (!Array.isArray(flat)) return record;
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    record[String(flat[i])] = String(flat[i + 1]);
+  }
+  return record;
+}
+
+export function recordToFlat(record: Record<string, string> | undefined): string {
+  if (!record) return '[]';
+  return JSON.stringify(Object.entries(record).flat());
+}

@@ -1,0 +1,34 @@
+/**
+ * Every default of the engine, in one place. Values match bullmq 6.7.0 where the option exists
+ * there, so a queue behaves the same whichever library runs a worker.
+ */
+export const DEFAULTS = {
+  prefix: 'bull',
+  maxLenEvents: 10_000,
+  worker: {
+    concurrency: 1,
+    lockDuration: 30_000,
+    stalledInterval: 30_000,
+    maxStalledCount: 1,
+    /** Seconds a worker blocks on the marker when nothing is delayed. */
+    drainDelay: 5,
+    maximumRateLimitDelay: 30_000,
+    /** Longest single block on the marker, in seconds (re-checks delayed jobs at least this often). */
+    maxBlockSeconds: 10,
+    /** Extra time the watchdog grants a blocking call before declaring the connection lost. */
+    blockWatchdogGraceMs: 1_000,
+    /** Pause before retrying after a Redis error in the fetch loop. */
+    runRetryDelay: 1_000,
+  },
+  queueEvents: {
+    blockingTimeout: 10_000,
+  },
+  /** Caps on what a failure may write into the job hash. */
+  failure: {
+    maxFailedReasonBytes: 8 * 1024,
+    maxStacktraceBytes: 8 * 1024,
+  },
+  /** Per-call budget of destructive operations (clean, drain, obliterate, retryJobs ...). */
+  chunkSize: 1_000,
+  maxPriority: 2_097_151,
+} as const;

@@ -1,0 +1,23 @@
+/**
+ * OxMQ's public surface. Everything not exported here is internal and may change.
+ */
+export { Queue } from './queue';
+export type { BulkJob, WorkerInfo } from './queue';
+export { Worker, workerConnectionName } from './worker';
+export type { Processor } from './worker';
+export { QueueEvents } from './queue-events';
+export type { QueueEventsOptions, QueueEventsListener, QueueEventArgs } from './queue-events';
+export { Job, truncateUtf8 } from './job';
+export type { ParentLink, FinishedEventsSource } from './job';
+export { QueueKeys, QUEUE_KEY_NAMES } from './keys';
+export { TraceContext } from './telemetry/trace-context';
+export { computeBackoffDelay, UnknownBackoffStrategyError } from './backoff';
+export type { BackoffStrategy } from './backoff';
+export * from './errors';
+export type { JobsOptions, BackoffOptions, KeepJobs } from './job-options';
+export type { QueueOptions, QueueBaseOptions } from './queue-options';
+export type { WorkerOptions, RateLimiterOptions } from './worker-options';
+export type { ConnectionOptions } from './connection';
+export type { JobState, JobStateReply, CleanState } from './backend/queue-operations';
+export { DEFAULTS } from './defaults';
+export { OXMQ_VERSION } from './version';

@@ -1,0 +1,262 @@
+import { ValidationError } from './errors';
+import { DEFAULTS } from './defaults';
+import { TraceContext } from './telemetry/trace-context';
+
+export interface BackoffOptions {
+  /** `fixed`, `exponential`, or the name of a custom strategy given to the Worker. */
+  type: string;
+  /** Base delay in ms. */
+  delay?: number;
+  /** 0..1: the delay is drawn uniformly from [delay * (1 - jitter), delay]. */
+  jitter?: number;
+  /** OxMQ extension: upper bound of an exponential delay, in ms. */
+  maxDelay?: number;
+}
+
+/** removeOnComplete / removeOnFail: true deletes, a number keeps the newest n, or age/count. */
+export type KeepJobs =
+  | boolean
+  | number
+  | {
+      /** Seconds. */
+      age?: number;
+      count?: number;
+      /** Most deletions done by one finishing job. */
+      limit?: number;
+    };
+
+export interface JobsOptions {
+  jobId?: string;
+  /** Creation time (ms); defaults to now. */
+  timestamp?: number;
+  delay?: number;
+  /** 0 (none, runs first) or 1..2,097,151 (lower runs earlier). */
+  priority?: number;
+  lifo?: boolean;
+  attempts?: number;
+  backoff?: number | BackoffOptions;
+  removeOnComplete?: KeepJobs;
+  removeOnFail?: KeepJobs;
+  keepLogs?: number;
+  stackTraceLimit?: number;
+  /** Largest accepted size of the data JSON, in bytes. */
+  sizeLimit?: number;
+  /** W3C trace context the job's spans continue. */
+  traceparent?: string;
+  tracestate?: string;
+  failParentOnFailure?: boolean;
+  continueParentOnFailure?: boolean;
+  ignoreDependencyOnFailure?: boolean;
+  removeDependencyOnFailure?: boolean;
+  // Keys this type does not list still travel through to Redis untouched, as with bullmq.
+}
+
+/** Options stored in the hash use these short keys (spec §2.4); everything else keeps its name. */
+const SHORT_KEYS: Record<string, string> = {
+  deduplication: 'de',
+  failParentOnFailure: 'fpof',
+  continueParentOnFailure: 'cpof',
+  ignoreDependencyOnFailure: 'idof',
+  removeDependencyOnFailure: 'rdof',
+  keepLogs: 'kl',
+};
+const LONG_KEYS: Record<string, string> = Object.fromEntries(
+  Object.entries(SHORT_KEYS).map(([long, short]) => [short, long]),
+);
+
+/** Fields kept in their own hash fields rather than in `opts`. */
+const HASH_FIELD_OPTIONS = new Set(['traceparent', 'tracestate']);
+
+export function normalizeBackoff(backoff: JobsOptions['backoff']): BackoffOptions | undefined {
+  if (backoff === undefined) return undefined;
+  if (typeof backoff === 'number') return { type: 'fixed', delay: backoff };
+  return backoff;
+}
+
+/** The opts object as it is written to Redis (bullmq short keys, attempts defaulted to 0). */
+export function encodeOptions(opts: JobsOptions): Record<string, unknown> {
+  const encoded: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(opts)) {
+    if (value === undefined || HASH_FIELD_OPTIONS.has(key)) continue;
+    encoded[SHORT_KEYS[key] ?? key] = value;
+  }
+  encoded.attempts = opts.attempts ?? 0;
+  const backoff = normalizeBackoff(opts.backoff);
+  if (backoff) encoded.backoff = backoff;
+  return encoded;
+}
+
+/** Reads `opts` JSON written by either library back into public option names. */
+export function decodeOptions(raw: Record<string, unknown>): JobsOptions {
+  const decoded: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    decoded[LONG_KEYS[key] ?? key] = value;
+  }
+  return decoded as JobsOptions;
+}
+
+const FAILURE_POLICIES = [
+  'failParentOnFailure',
+  'continueParentOnFailure',
+  'ignoreDependencyOnFailure',
+  'removeDependencyOnFailure',
+] as const;
+
+function isNonNegativeInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+function validateKeepJobs(name: string, keep: unknown): void {
+  if (keep === undefined || typeof keep === 'boolean') return;
+  if (typeof keep === 'number') {
+    if (!isNonNegativeInteger(keep))
+      throw new ValidationError(`${name} must be a non-negative integer`);
+    return;
+  }
+  if (keep === null || typeof keep !== 'object') {
+    throw new ValidationError(`${name} must be a boolean, a count or { age, count, limit }`);
+  }
+  for (const field of ['age', 'count', 'limit'] as const) {
+    const value = (keep as Record<string, unknown>)[field];
+    if (
+      value !== undefined &&
+      !(typeof value === 'number' && value >= 0 && Number.isFinite(value))
+    ) {
+      throw new ValidationError(`${name}.${field} must be a non-negative number`);
+    }
+  }
+}
+
+/** Rejects a custom job id bullmq would refuse, or that would break key parsing. */
+export function validateJobId(jobId: unknown): void {
+  if (jobId === undefined) return;
+  if (typeof jobId !== 'string' || jobId.length === 0) {
+    throw new ValidationError('jobId must be a non-empty string');
+  }
+  if (jobId === '0' || jobId.startsWith('0:')) {
+    throw new ValidationError('jobId cannot be "0" or start with "0:"');
+  }
+  if (String(parseInt(jobId, 10)) === jobId) {
+    throw new ValidationError(`Custom jobId cannot be an integer string (got "${jobId}")`);
+  }
+  if (jobId.includes(':') && jobId.split(':').length !== 3) {
+    throw new ValidationError(`Custom jobId cannot contain ":" (got "${jobId}")`);
+  }
+}
+
+/** Every check bullmq makes before adding a job, plus OxMQ's own (types, trace context). */
+export function validateJobOptions(opts: JobsOptions): void {
+  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) {
+    throw new ValidationError('job options must be an object');
+  }
+  validateJobId(opts.jobId);
+  if (opts.priority !== undefined) {
+    if (!isNonNegativeInteger(opts.priority) || opts.priority > DEFAULTS.maxPriority) {
+      throw new ValidationError(
+        `priority must be an integer between 0 and ${DEFAULTS.maxPriority}`,
+      );
+    }
+  }
+  if (
+    opts.delay !== undefined &&
+    !(typeof opts.delay === 'number' && opts.delay >= 0 && Number.isFinite(opts.delay))
+  ) {
+    throw new ValidationError('delay must be a non-negative number of ms');
+  }
+  if (
+    opts.timestamp !== undefined &&
+    !(typeof opts.timestamp === 'number' && Number.isFinite(opts.timestamp))
+  ) {
+    throw new ValidationError('timestamp must be a number of ms');
+  }
+  if (opts.attempts !== undefined && !isNonNegativeInteger(opts.attempts)) {
+    throw new ValidationError('attempts must be a non-negative integer');
+  }
+  for (const name of ['keepLogs', 'stackTraceLimit', 'sizeLimit'] as const) {
+    if (opts[name] !== undefined && !isNonNegativeInteger(opts[name])) {
+      throw new ValidationError(`${name} must be a non-negative integer`);
+    }
+  }
+  if (opts.lifo !== undefined && typeof opts.lifo !== 'boolean') {
+    throw new ValidationError('lifo must be a boolean');
+  }
+  validateBackoff(opts.backoff);
+  validateKeepJobs('removeOnComplete', opts.removeOnComplete);
+  validateKeepJobs('removeOnFail', opts.removeOnFail);
+  if (FAILURE_POLICIES.filter((policy) => opts[policy]).length > 1) {
+    throw new ValidationError(`At most one of ${FAILURE_POLICIES.join(', ')} can be set`);
+  }
+  if (opts.traceparent !== undefined) TraceContext.of(opts.traceparent, opts.tracestate);
+  else if (opts.tracestate !== undefined) {
+    throw new ValidationError('tracestate needs a traceparent');
+  }
+  if ((opts as Record<string, unknown>).debounce !== undefined) {
+    throw new ValidationError('debounce was removed in bullmq 6: use deduplication');
+  }
+}
+
+function validateBackoff(backoff: JobsOptions['backoff']): void {
+  if (backoff === undefined) return;
+  if (typeof backoff === 'number') {
+    if (!(backoff >= 0 && Number.isFinite(backoff)))
+      throw new ValidationError('backoff must be a non-negative number of ms');
+    return;
+  }
+  if (backoff === null || typeof backoff !== 'object' || typeof backoff.type !== 'string') {
+    throw new ValidationError('backoff must be a number or { type, delay, jitter?, maxDelay? }');
+  }
+  if (backoff.delay !== undefined && !(backoff.delay >= 0 && Number.isFinite(backoff.delay))) {
+    throw new ValidationError('backoff.delay must be a non-negative number of ms');
+  }
+  if (backoff.jitter !== undefined && !(backoff.jitter >= 0 && backoff.jitter <= 1)) {
+    throw new ValidationError('backoff.jitter must be between 0 and 1');
+  }
+  if (
+    backoff.maxDelay !== undefined &&
+    !(backoff.maxDelay > 0 && Number.isFinite(backoff.maxDelay))
+  ) {
+    throw new ValidationError('backoff.maxDelay must be a positive number of ms');
+  }
+}
+
+/**
+ * Serialises job data the way it is stored: JSON text, `{}` for undefined. Values JSON cannot
+ * carry faithfully (functions, symbols, BigInt, cycles) are refused instead of silently dropped.
+ */
+export function serializeData(data: unknown, sizeLimit?: number): string {
+  if (data === undefined) return '{}';
+  assertJsonSafe(data, '$', new Set());
+  const json = JSON.stringify(data);
+  if (sizeLimit !== undefined && Buffer.byteLength(json) > sizeLimit) {
+    throw new ValidationError(
+      `Job data is ${Buffer.byteLength(json)} bytes, over sizeLimit ${sizeLimit}`,
+    );
+  }
+  return json;
+}
+
+function assertJsonSafe(value: unknown, path: string, ancestors: Set<object>): void {
+  switch (typeof value) {
+    case 'function':
+    case 'symbol':
+    case 'bigint':
+      throw new ValidationError(`Job data is not JSON-serialisable: ${typeof value} at ${path}`);
+    case 'number':
+      if (!Number.isFinite(value))
+        throw new ValidationError(`Job data has a non-finite number at ${path}`);
+      return;
+    case 'object': {
+      if (value === null) return;
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return;
+      if (ancestors.has(value))
+        throw new ValidationError(`Job data has a circular reference at ${path}`);
+      ancestors.add(value);
+      for (const [key, child] of Object.entries(value))
+        assertJsonSafe(child, `${path}.${key}`, ancestors);
+      ancestors.delete(value);
+      return;
+    }
+    default:
+      return;
+  }
+}

@@ -1,0 +1,374 @@
+import { DEFAULTS } from './defaults';
+import { JobNotFoundError, TimeoutError, ValidationError } from './errors';
+import type { RawJobHash } from './backend/queue-backend';
+import type { JobStateReply } from './backend/queue-operations';
+import { decodeOptions, serializeData, validateJobOptions, type JobsOptions } from './job-options';
+import type { JobScope } from './job-scope';
+import { TraceContext } from './telemetry/trace-context';
+
+/** The parent link stored on a child job (`parent` hash field). */
+export interface ParentLink {
+  id: string;
+  queueKey: string;
+  fpof?: boolean;
+  cpof?: boolean;
+  idof?: boolean;
+  rdof?: boolean;
+}
+
+/** The part of QueueEvents that waitUntilFinished listens to. */
+export interface FinishedEventsSource {
+  on(event: string, listener: (...args: never[]) => void): unknown;
+  off(event: string, listener: (...args: never[]) => void): unknown;
+  waitUntilReady?(): Promise<unknown>;
+}
+
+function parseJson<T>(text: string | undefined, fallback: T): T {
+  if (text === undefined) return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+function optionalInt(text: string | undefined): number | undefined {
+  return text === undefined ? undefined : parseInt(text, 10);
+}
+
+// The generics default to `any` like bullmq's, so typed and untyped code both read naturally.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+export class Job<DataType = any, ReturnType = any, NameType extends string = string> {
+  /* eslint-enable @typescript-eslint/no-explicit-any */
+  progress: number | object = 0;
+  returnvalue: ReturnType | null = null;
+  failedReason?: string;
+  stacktrace: string[] = [];
+  attemptsMade = 0;
+  attemptsStarted = 0;
+  stalledCounter = 0;
+  processedOn?: number;
+  finishedOn?: number;
+  delay = 0;
+  priority = 0;
+  parentKey?: string;
+  parent?: ParentLink;
+  deferredFailure?: string;
+  processedBy?: string;
+  repeatJobKey?: string;
+  deduplicationId?: string;
+  traceparent?: string;
+  tracestate?: string;
+  /** The lock token while a worker runs the job. */
+  token?: string;
+  private discarded = false;
+
+  constructor(
+    protected readonly scope: JobScope,
+    public name: NameType,
+    public data: DataType,
+    public opts: JobsOptions,
+    public id: string,
+    public timestamp: number,
+  ) {
+    this.delay = opts.delay ?? 0;
+    this.priority = opts.priority ?? 0;
+  }
+
+  /** Builds a Job from a hash written by OxMQ or bullmq. */
+  static fromHash<D, R, N extends string>(
+    scope: JobScope,
+    id: string,
+    hash: RawJobHash,
+  ): Job<D, R, N> {
+    const opts = decodeOptions(parseJson<Record<string, unknown>>(hash.opts, {}));
+    const job = new Job<D, R, N>(
+      scope,
+      (hash.name ?? '') as N,
+      parseJson<D>(hash.data ?? '{}', {} as D),
+      opts,
+      id,
+      parseInt(hash.timestamp ?? '0', 10),
+    );
+    job.delay = parseInt(hash.delay ?? '0', 10);
+    job.priority = parseInt(hash.priority ?? '0', 10);
+    job.progress = parseJson<number | object>(hash.progress, 0);
+    job.returnvalue = parseJson<R | null>(hash.returnvalue, null);
+    job.failedReason = hash.failedReason;
+    const stacktrace = parseJson<unknown>(hash.stacktrace, []);
+    job.stacktrace = Array.isArray(stacktrace) ? stacktrace.map(String) : [];
+    // bullmq ≤5.x wrote `attemptsMade`; 6.x writes `atm`.
+    job.attemptsMade = parseInt(hash.attemptsMade ?? hash.atm ?? '0', 10);
+    job.attemptsStarted = parseInt(hash.ats ?? '0', 10);
+    job.stalledCounter = parseInt(hash.stc ?? '0', 10);
+    job.processedOn = optionalInt(hash.processedOn);
+    job.finishedOn = optionalInt(hash.finishedOn);
+    job.parentKey = hash.parentKey;
+    job.parent = parseJson<ParentLink | undefined>(hash.parent, undefined);
+    job.deferredFailure = hash.defa;
+    job.processedBy = hash.pb;
+    job.repeatJobKey = hash.rjk;
+    job.deduplicationId = hash.deid;
+    job.traceparent = hash.traceparent;
+    job.tracestate = hash.tracestate;
+    return job;
+  }
+
+  get queueName(): string {
+    return this.scope.name;
+  }
+
+  get prefix(): string {
+    return this.scope.prefix;
+  }
+
+  /** `<prefix>:<queueName>`, as stored in a child's parent link. */
+  get queueQualifiedName(): string {
+    return `${this.scope.prefix}:${this.scope.name}`;
+  }
+
+  toJSON() {
+    return {
+      id: this.id,
+      name: this.name,
+      data: this.data,
+      opts: this.opts,
+      progress: this.progress,
+      attemptsMade: this.attemptsMade,
+      attemptsStarted: this.attemptsStarted,
+      stalledCounter: this.stalledCounter,
+      delay: this.delay,
+      priority: this.priority,
+      timestamp: this.timestamp,
+      processedOn: this.processedOn,
+      finishedOn: this.finishedOn,
+      returnvalue: this.returnvalue,
+      failedReason: this.failedReason,
+      stacktrace: this.stacktrace,
+      parentKey: this.parentKey,
+      parent: this.parent,
+      deferredFailure: this.deferredFailure,
+      processedBy: this.processedBy,
+      repeatJobKey: this.repeatJobKey,
+      deduplicationId: this.deduplicationId,
+      traceparent: this.traceparent,
+      tracestate: this.tracestate,
+    };
+  }
+
+  async updateProgress(progress: number | object): Promise<void> {
+    const json = JSON.stringify(progress);
+    if (json === undefined) throw new ValidationError('progress must be a number or an object');
+    await this.scope.backend.updateProgress(this.id, json);
+    this.progress = progress;
+    this.scope.emitter?.emit('progress', this, progress);
+  }
+
+  /** Appends a log line; returns how many lines the job keeps. */
+  async log(line: string): Promise<number> {
+    return this.scope.backend.addLog(this.id, String(line), this.opts.keepLogs);
+  }
+
+  async updateData(data: DataType): Promise<void> {
+    const json = serializeData(data, this.opts.sizeLimit);
+    await this.scope.backend.updateData(this.id, json);
+    this.data = data;
+  }
+
+  getState(): Promise<JobStateReply> {
+    return this.scope.ops.getState(this.id);
+  }
+
+  async isCompleted() {
+    return (await this.getState()) === 'completed';
+  }
+  async isFailed() {
+    return (await this.getState()) === 'failed';
+  }
+  async isDelayed() {
+    return (await this.getState()) === 'delayed';
+  }
+  async isActive() {
+    return (await this.getState()) === 'active';
+  }
+  async isWaiting() {
+    return (await this.getState()) === 'waiting';
+  }
+  async isPrioritized() {
+    return (await this.getState()) === 'prioritized';
+  }
+  async isWaitingChildren() {
+    return (await this.getState()) === 'waiting-children';
+  }
+
+  /** Re-runs a completed or failed job. */
+  async retry(
+    state: 'completed' | 'failed' = 'failed',
+    opts: { resetAttemptsMade?: boolean; resetAttemptsStarted?: boolean } = {},
+  ): Promise<void> {
+    await this.scope.ops.reprocessJob(this.id, state, {
+      lifo: this.opts.lifo === true,
+      resetAttemptsMade: opts.resetAttemptsMade ?? false,
+      resetAttemptsStarted: opts.resetAttemptsStarted ?? false,
+    });
+    this.failedReason = undefined;
+    this.finishedOn = undefined;
+    this.processedOn = undefined;
+    this.returnvalue = null;
+    if (opts.resetAttemptsMade) this.attemptsMade = 0;
+    if (opts.resetAttemptsStarted) this.attemptsStarted = 0;
+  }
+
+  /** Runs a delayed job now. */
+  async promote(): Promise<void> {
+    await this.scope.ops.promoteJob(this.id);
+    this.delay = 0;
+  }
+
+  /** Removes the job (and its children when asked). Throws if a worker holds its lock. */
+  async remove(opts: { removeChildren?: boolean } = {}): Promise<void> {
+    const removed = await this.scope.ops.removeJob(this.id, opts.removeChildren ?? true);
+    if (removed === 0) {
+      throw new JobNotFoundError(
+        `Job ${this.id} could not be removed because it is locked by another worker`,
+      );
+    }
+  }
+
+  async changePriority(opts: { priority?: number; lifo?: boolean }): Promise<void> {
+    const priority = opts.priority ?? 0;
+    validateJobOptions({ priority });
+    await this.scope.ops.changePriority(this.id, priority, opts.lifo ?? false);
+    this.priority = priority;
+  }
+
+  async changeDelay(delay: number): Promise<void> {
+    validateJobOptions({ delay });
+    await this.scope.ops.changeDelay(this.id, delay);
+    this.delay = delay;
+  }
+
+  /**
+   * From a processor: postpone this job until `timestamp` (ms) without using an attempt, then
+   * throw DelayedError so the worker leaves it there.
+   */
+  async moveToDelayed(timestamp: number, token = this.token): Promise<void> {
+    if (!token) throw new ValidationError('moveToDelayed needs the lock token of the running job');
+    await this.scope.backend.postponeJob(this.id, token, timestamp);
+    this.delay = Math.max(0, timestamp - Date.now());
+  }
+
+  /**
+   * From a processor: put this job back at the front of the wait list without using an attempt,
+   * then throw WaitingError. Returns the rate limit's remaining ms (0 when none).
+   */
+  async moveToWait(token = this.token): Promise<number> {
+    if (!token) throw new ValidationError('moveToWait needs the lock token of the running job');
+    return this.scope.backend.moveActiveJobToWait(this.id, token);
+  }
+
+  /** From a processor: no more retries for this job, whatever its attempts say. */
+  discard(): void {
+    this.discarded = true;
+  }
+
+  isDiscarded(): boolean {
+    return this.discarded;
+  }
+
+  /** The W3C trace context the job carries, if any. */
+  getTraceContext(): TraceContext | undefined {
+    return this.traceparent ? TraceContext.of(this.traceparent, this.tracestate) : undefined;
+  }
+
+  /**
+   * Resolves with the return value once the job completes, rejects with its failure reason once
+   * it fails, or rejects with TimeoutError after ttl ms. Listens first, then reads Redis, so an
+   * outcome that lands in between is never missed.
+   */
+  async waitUntilFinished(queueEvents: FinishedEventsSource, ttl?: number): Promise<ReturnType> {
+    await queueEvents.waitUntilReady?.();
+    return new Promise<ReturnType>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const onCompleted = (event: { returnvalue: unknown }) =>
+        finish(() => resolve(event.returnvalue as ReturnType));
+      const onFailed = (event: { failedReason: string }) =>
+        finish(() => reject(new Error(event.failedReason)));
+      const finish = (settle: () => void) => {
+        if (timer) clearTimeout(timer);
+        queueEvents.off(`completed:${this.id}`, onCompleted as never);
+        queueEvents.off(`failed:${this.id}`, onFailed as never);
+        settle();
+      };
+      queueEvents.on(`completed:${this.id}`, onCompleted as never);
+      queueEvents.on(`failed:${this.id}`, onFailed as never);
+      if (ttl !== undefined) {
+        timer = setTimeout(
+          () =>
+            finish(() =>
+              reject(new TimeoutError(`Job ${this.id} did not finish within ${ttl} ms`)),
+            ),
+          ttl,
+        );
+      }
+      this.readOutcome()
+        .then((outcome) => {
+          if (outcome?.state === 'completed') onCompleted({ returnvalue: outcome.value });
+          else if (outcome?.state === 'failed') onFailed({ failedReason: String(outcome.value) });
+        })
+        .catch((error: unknown) => finish(() => reject(error)));
+    });
+  }
+
+  private async readOutcome(): Promise<
+    { state: 'completed' | 'failed'; value: unknown } | undefined
+  > {
+    const state = await this.scope.ops.getState(this.id);
+    if (state !== 'completed' && state !== 'failed') return undefined;
+    const hash = (await this.scope.backend.getJobHash(this.id)) ?? {};
+    return state === 'completed'
+      ? { state, value: parseJson(hash.returnvalue, null) }
+      : { state, value: hash.failedReason ?? '' };
+  }
+}
+
+/** Bounds a failure reason to what a job hash should hold, with a visible marker when cut. */
+export function capFailedReason(reason: string): string {
+  return truncateUtf8(reason, DEFAULTS.failure.maxFailedReasonBytes);
+}
+
+const TRUNCATION_MARKER = '…[truncated by oxmq]';
+
+export function truncateUtf8(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  const room = maxBytes - Buffer.byteLength(TRUNCATION_MARKER);
+  let cut = Buffer.from(text).subarray(0, Math.max(0, room)).toString('utf8');
+  // A multi-byte character split at the edge decodes to U+FFFD: drop it.
+  cut = cut.replace(/\uFFFD$/, '');
+  return cut + TRUNCATION_MARKER;
+}
+
+/**
+ * The stack traces kept across attempts: newest appended, at most `limit` entries (bullmq's
+ * stackTraceLimit), and at most 8 KB in all (oldest entries dropped first, then the newest cut).
+ */
+export function appendStacktrace(
+  existing: string[],
+  stack: string | undefined,
+  limit?: number,
+): string[] {
+  let traces = stack ? [...existing, stack] : [...existing];
+  if (limit !== undefined) traces = limit === 0 ? [] : traces.slice(-limit);
+  const budget = DEFAULTS.failure.maxStacktraceBytes;
+  const size = () => Buffer.byteLength(JSON.stringify(traces));
+  while (traces.length > 1 && size() > budget) traces.shift();
+  // JSON escaping (newlines, quotes) makes the stored text longer than the trace itself, so
+  // shrink the raw budget until the encoded array fits.
+  while (traces.length === 1 && size() > budget) {
+    const trace = traces[0]!;
+    const target = Buffer.byteLength(trace) - (size() - budget) - 16;
+    traces = [truncateUtf8(trace, Math.max(target, 0))];
+    if (target <= 0) break;
+  }
+  return traces;
+}

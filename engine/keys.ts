@@ -1,0 +1,128 @@
+import { ValidationError } from './errors';
+
+/** The per-queue key suffixes bullmq 6 uses (shared/spec §1). */
+export const QUEUE_KEY_NAMES = [
+  'wait',
+  'paused',
+  'meta',
+  'id',
+  'delayed',
+  'prioritized',
+  'pc',
+  'marker',
+  'events',
+  'active',
+  'completed',
+  'failed',
+  'stalled',
+  'stalled-check',
+  'limiter',
+  'repeat',
+  'waiting-children',
+] as const;
+
+export type QueueKeyName = (typeof QUEUE_KEY_NAMES)[number];
+
+/**
+ * Names every Redis key of one queue. `base` is `<prefix>:<queueName>:` (with the trailing colon,
+ * the "Q" of the spec); a job's hash is `base + jobId`.
+ */
+export class QueueKeys {
+  readonly base: string;
+  /** `<prefix>:<queueName>`, the form stored in a child's `parent.queueKey`. */
+  readonly queueKey: string;
+
+  constructor(
+    readonly prefix: string,
+    readonly queueName: string,
+  ) {
+    validateQueueName(queueName);
+    validatePrefix(prefix);
+    this.queueKey = `${prefix}:${queueName}`;
+    this.base = `${this.queueKey}:`;
+  }
+
+  key(name: QueueKeyName): string {
+    return this.base + name;
+  }
+
+  get wait() {
+    return this.base + 'wait';
+  }
+  get paused() {
+    return this.base + 'paused';
+  }
+  get meta() {
+    return this.base + 'meta';
+  }
+  get id() {
+    return this.base + 'id';
+  }
+  get delayed() {
+    return this.base + 'delayed';
+  }
+  get prioritized() {
+    return this.base + 'prioritized';
+  }
+  get pc() {
+    return this.base + 'pc';
+  }
+  get marker() {
+    return this.base + 'marker';
+  }
+  get events() {
+    return this.base + 'events';
+  }
+  get active() {
+    return this.base + 'active';
+  }
+  get completed() {
+    return this.base + 'completed';
+  }
+  get failed() {
+    return this.base + 'failed';
+  }
+  get stalled() {
+    return this.base + 'stalled';
+  }
+  get stalledCheck() {
+    return this.base + 'stalled-check';
+  }
+  get limiter() {
+    return this.base + 'limiter';
+  }
+  get repeat() {
+    return this.base + 'repeat';
+  }
+  get waitingChildren() {
+    return this.base + 'waiting-children';
+  }
+  metrics(type: 'completed' | 'failed'): string {
+    return `${this.base}metrics:${type}`;
+  }
+
+  job(jobId: string): string {
+    return this.base + jobId;
+  }
+  jobLock(jobId: string): string {
+    return `${this.base}${jobId}:lock`;
+  }
+  jobLogs(jobId: string): string {
+    return `${this.base}${jobId}:logs`;
+  }
+}
+
+export function validateQueueName(name: unknown): asserts name is string {
+  if (typeof name !== 'string' || name.length === 0) {
+    throw new ValidationError('Queue name must be a non-empty string');
+  }
+  if (name.includes(':')) {
+    throw new ValidationError(`Queue name must not contain ":" (got "${name}")`);
+  }
+}
+
+function validatePrefix(prefix: unknown): asserts prefix is string {
+  if (typeof prefix !== 'string' || prefix.length === 0) {
+    throw new ValidationError('Queue prefix must be a non-empty string');
+  }
+}

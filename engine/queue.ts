@@ -1,0 +1,407 @@
+import { EventEmitter } from 'node:events';
+import { RedisQueueBackend } from './backend/redis/redis-queue-backend';
+import { RedisQueueOperations } from './backend/redis/queue-operations';
+import type { NewJob } from './backend/queue-backend';
+import type { CleanState, JobState, JobStateReply } from './backend/queue-operations';
+import { connect, release, type ManagedConnection } from './connection';
+import { DEFAULTS } from './defaults';
+import { ClosedError, ValidationError } from './errors';
+import { Job } from './job';
+import { encodeOptions, serializeData, validateJobOptions, type JobsOptions } from './job-options';
+import type { JobScope } from './job-scope';
+import { QueueKeys } from './keys';
+import type { QueueOptions } from './queue-options';
+import { OXMQ_LIB_NAME, OXMQ_VERSION } from './version';
+
+export interface BulkJob<DataType, NameType extends string> {
+  name: NameType;
+  data: DataType;
+  opts?: JobsOptions;
+}
+
+export interface WorkerInfo {
+  id?: string;
+  /** The queue name (as bullmq reports it). */
+  name: string;
+  /** The Worker's `name` option, when it has one. */
+  workerName?: string;
+  rawname: string;
+  addr?: string;
+  age?: string;
+  [field: string]: string | undefined;
+}
+
+const DEFAULT_COUNT_TYPES: JobState[] = [
+  'active',
+  'completed',
+  'delayed',
+  'failed',
+  'prioritized',
+  'waiting',
+  'waiting-children',
+];
+
+/** Producer and admin handle of one queue. Local events: waiting, removed, cleaned, paused, resumed, error. */
+/* eslint-disable @typescript-eslint/no-explicit-any -- bullmq-compatible generic defaults */
+export class Queue<DataType = any, ReturnType = any, NameType extends string = string>
+  /* eslint-enable @typescript-eslint/no-explicit-any */
+  extends EventEmitter
+  implements JobScope
+{
+  readonly prefix: string;
+  readonly keys: QueueKeys;
+  readonly backend: RedisQueueBackend;
+  readonly ops: RedisQueueOperations;
+  readonly defaultJobOptions: JobsOptions;
+  private readonly connection: ManagedConnection;
+  private readonly ready: Promise<void>;
+  private closing?: Promise<void>;
+
+  constructor(
+    readonly name: string,
+    readonly opts: QueueOptions,
+  ) {
+    super();
+    if (!opts || opts.connection === undefined) {
+      throw new ValidationError('Queue needs a connection option');
+    }
+    this.prefix = opts.prefix ?? DEFAULTS.prefix;
+    this.keys = new QueueKeys(this.prefix, name);
+    this.defaultJobOptions = { ...(opts.defaultJobOptions ?? {}) };
+    if (opts.defaultJobOptions) validateJobOptions(this.defaultJobOptions);
+    this.connection = connect(opts.connection);
+    this.connection.client.on('error', (error: Error) => this.emitError(error));
+    this.backend = new RedisQueueBackend(this.connection.client, this.keys);
+    this.ops = new RedisQueueOperations(this.connection.client, this.keys);
+    this.ready = opts.skipMetasUpdate ? Promise.resolve() : this.writeMeta();
+    this.ready.catch((error: unknown) => this.emitError(error));
+  }
+
+  /** Resolves once the queue wrote its meta (or failed to). */
+  async waitUntilReady(): Promise<void> {
+    await this.ready;
+  }
+
+  private async writeMeta(): Promise<void> {
+    const maxLen = this.opts.streams?.events?.maxLen ?? DEFAULTS.maxLenEvents;
+    await this.backend.writeQueueMeta({
+      'opts.maxLenEvents': String(maxLen),
+      version: `${OXMQ_LIB_NAME}:${OXMQ_VERSION}`,
+    });
+  }
+
+  private emitError(error: unknown): void {
+    // An EventEmitter 'error' without listeners throws; a producer should not crash on that.
+    if (this.listenerCount('error') > 0) this.emit('error', error);
+    else console.error(`OxMQ queue ${this.name}:`, error);
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw new ClosedError(`Queue ${this.name} is closed`);
+  }
+
+  /** Validates and encodes one job; throws before anything is written. */
+  private prepareJob(
+    name: string,
+    data: unknown,
+    opts: JobsOptions = {},
+  ): { job: NewJob; opts: JobsOptions } {
+    if (typeof name !== 'string') throw new ValidationError('job name must be a string');
+    const merged: JobsOptions = { ...this.defaultJobOptions, ...opts };
+    validateJobOptions(merged);
+    const timestamp = merged.timestamp ?? Date.now();
+    const fields: Record<string, string> = {};
+    if (merged.traceparent) fields.traceparent = merged.traceparent;
+    if (merged.tracestate) fields.tracestate = merged.tracestate;
+    return {
+      opts: merged,
+      job: {
+        name,
+        data: serializeData(data, merged.sizeLimit),
+        opts: JSON.stringify(encodeOptions(merged)),
+        timestamp,
+        delay: merged.delay ?? 0,
+        priority: merged.priority ?? 0,
+        lifo: merged.lifo === true,
+        customId: merged.jobId,
+        fields,
+      },
+    };
+  }
+
+  private toJob(
+    prepared: { job: NewJob; opts: JobsOptions },
+    data: DataType,
+    jobId: string,
+  ): Job<DataType, ReturnType, NameType> {
+    const job = new Job<DataType, ReturnType, NameType>(
+      this,
+      prepared.job.name as NameType,
+      data,
+      prepared.opts,
+      jobId,
+      prepared.job.timestamp,
+    );
+    job.traceparent = prepared.opts.traceparent;
+    job.tracestate = prepared.opts.tracestate;
+    return job;
+  }
+
+  /**
+   * Adds a job. With a custom jobId that already exists nothing is written and the existing
+   * job's id is returned (bullmq's duplicate rule).
+   */
+  async add(
+    name: NameType,
+    data: DataType,
+    opts?: JobsOptions,
+  ): Promise<Job<DataType, ReturnType, NameType>> {
+    this.assertOpen();
+    const prepared = this.prepareJob(name, data, opts);
+    await this.ready.catch(() => undefined);
+    const { jobId } = await this.backend.addJob(prepared.job);
+    const job = this.toJob(prepared, data, jobId);
+    this.emit('waiting', job);
+    return job;
+  }
+
+  /** Adds many jobs in one round trip. All are validated before any is written. */
+  async addBulk(
+    jobs: BulkJob<DataType, NameType>[],
+  ): Promise<Job<DataType, ReturnType, NameType>[]> {
+    this.assertOpen();
+    if (!Array.isArray(jobs))
+      throw new ValidationError('addBulk expects an array of { name, data, opts }');
+    const prepared = jobs.map((job) => this.prepareJob(job.name, job.data, job.opts));
+    await this.ready.catch(() => undefined);
+    const results = await this.backend.addJobs(prepared.map((p) => p.job));
+    return results.map((result, i) => this.toJob(prepared[i]!, jobs[i]!.data, result.jobId));
+  }
+
+  async getJob(jobId: string): Promise<Job<DataType, ReturnType, NameType> | undefined> {
+    const hash = await this.backend.getJobHash(jobId);
+    return hash ? Job.fromHash<DataType, ReturnType, NameType>(this, jobId, hash) : undefined;
+  }
+
+  /** Jobs of the given states; `asc` lists oldest first. */
+  async getJobs(
+    types: JobState | JobState[] = [
+      'active',
+      'completed',
+      'delayed',
+      'failed',
+      'prioritized',
+      'waiting',
+      'waiting-children',
+    ],
+    start = 0,
+    end = -1,
+    asc = false,
+  ): Promise<Job<DataType, ReturnType, NameType>[]> {
+    const states = normalizeTypes(types);
+    const rows = await this.ops.getJobsInStates(states, start, end, asc);
+    return rows.map((row) => Job.fromHash<DataType, ReturnType, NameType>(this, row.id, row.hash));
+  }
+
+  async getJobCounts(...types: JobState[]): Promise<Record<string, number>> {
+    return this.ops.getCounts(types.length > 0 ? normalizeTypes(types) : DEFAULT_COUNT_TYPES);
+  }
+
+  async getJobCountByTypes(...types: JobState[]): Promise<number> {
+    const counts = await this.getJobCounts(...types);
+    return Object.values(counts).reduce((sum, n) => sum + n, 0);
+  }
+
+  async count(): Promise<number> {
+    return this.getJobCountByTypes(
+      'waiting',
+      'paused',
+      'delayed',
+      'prioritized',
+      'waiting-children',
+    );
+  }
+
+  getJobState(jobId: string): Promise<JobStateReply> {
+    return this.ops.getState(jobId);
+  }
+
+  getJobLogs(
+    jobId: string,
+    start = 0,
+    end = -1,
+    asc = true,
+  ): Promise<{ logs: string[]; count: number }> {
+    return this.ops.getLogs(jobId, start, end, asc);
+  }
+
+  getWaiting(start = 0, end = -1) {
+    return this.getJobs(['waiting'], start, end, true);
+  }
+  getActive(start = 0, end = -1) {
+    return this.getJobs(['active'], start, end, true);
+  }
+  getDelayed(start = 0, end = -1) {
+    return this.getJobs(['delayed'], start, end, true);
+  }
+  getPrioritized(start = 0, end = -1) {
+    return this.getJobs(['prioritized'], start, end, true);
+  }
+  getCompleted(start = 0, end = -1) {
+    return this.getJobs(['completed'], start, end, false);
+  }
+  getFailed(start = 0, end = -1) {
+    return this.getJobs(['failed'], start, end, false);
+  }
+  getWaitingChildren(start = 0, end = -1) {
+    return this.getJobs(['waiting-children'], start, end, true);
+  }
+
+  async pause(): Promise<void> {
+    await this.ops.pause();
+    this.emit('paused');
+  }
+
+  async resume(): Promise<void> {
+    await this.ops.resume();
+    this.emit('resumed');
+  }
+
+  isPaused(): Promise<boolean> {
+    return this.ops.isPaused();
+  }
+
+  /** Removes every waiting (and, with delayed = true, delayed) job, in bounded chunks. */
+  async drain(delayed = false): Promise<void> {
+    await this.ops.drain(delayed);
+  }
+
+  /** Removes up to `limit` jobs of `type` older than `grace` ms (0 = no limit); returns their ids. */
+  async clean(
+    grace: number,
+    limit: number,
+    type: CleanState | 'waiting' = 'completed',
+  ): Promise<string[]> {
+    const state: CleanState = type === 'waiting' ? 'wait' : type;
+    const ids = await this.ops.clean(grace, limit, state);
+    this.emit('cleaned', ids, type);
+    return ids;
+  }
+
+  /** Deletes the whole queue in chunks of `count` jobs. Needs the queue paused (this pauses it). */
+  async obliterate(opts: { force?: boolean; count?: number } = {}): Promise<void> {
+    await this.pause();
+    await this.ops.obliterate({
+      force: opts.force ?? false,
+      count: opts.count ?? DEFAULTS.chunkSize,
+    });
+  }
+
+  /** 1 when removed, 0 when a worker holds the job's lock. */
+  async remove(jobId: string, opts: { removeChildren?: boolean } = {}): Promise<number> {
+    const removed = await this.ops.removeJob(jobId, opts.removeChildren ?? true);
+    if (removed === 1) this.emit('removed', jobId);
+    return removed;
+  }
+
+  /** Moves failed (or completed) jobs back to wait, `count` per round trip. */
+  async retryJobs(
+    opts: { count?: number; state?: 'failed' | 'completed'; timestamp?: number } = {},
+  ): Promise<void> {
+    await this.ops.retryJobs(
+      opts.state ?? 'failed',
+      opts.count ?? DEFAULTS.chunkSize,
+      opts.timestamp ?? Date.now(),
+    );
+  }
+
+  /** Moves every delayed job to wait, `count` per round trip. */
+  async promoteJobs(opts: { count?: number } = {}): Promise<void> {
+    await this.ops.promoteJobs(opts.count ?? DEFAULTS.chunkSize);
+  }
+
+  async setGlobalConcurrency(concurrency: number): Promise<void> {
+    if (!Number.isInteger(concurrency) || concurrency <= 0) {
+      throw new ValidationError('global concurrency must be a positive integer');
+    }
+    await this.ops.setGlobalConcurrency(concurrency);
+  }
+
+  async removeGlobalConcurrency(): Promise<void> {
+    await this.ops.setGlobalConcurrency(undefined);
+  }
+
+  async getGlobalConcurrency(): Promise<number | null> {
+    const meta = await this.ops.getMeta();
+    return meta.concurrency === undefined ? null : Number(meta.concurrency);
+  }
+
+  /** Queue-wide limit: at most `max` job starts per `duration` ms, across every worker. */
+  async setGlobalRateLimit(max: number, duration: number): Promise<void> {
+    if (!Number.isInteger(max) || max <= 0)
+      throw new ValidationError('rate limit max must be a positive integer');
+    if (!Number.isFinite(duration) || duration <= 0)
+      throw new ValidationError('rate limit duration must be a positive number of ms');
+    await this.ops.setGlobalRateLimit({ max, duration });
+  }
+
+  async removeGlobalRateLimit(): Promise<void> {
+    await this.ops.setGlobalRateLimit(undefined);
+  }
+
+  async getGlobalRateLimit(): Promise<{ max: number; duration: number } | null> {
+    const meta = await this.ops.getMeta();
+    return meta.max === undefined
+      ? null
+      : { max: Number(meta.max), duration: Number(meta.duration) };
+  }
+
+  /** No worker starts a job of this queue for `ms` (processors then throw RateLimitError). */
+  async rateLimit(ms: number): Promise<void> {
+    if (!Number.isFinite(ms) || ms <= 0)
+      throw new ValidationError('rateLimit needs a positive number of ms');
+    await this.ops.rateLimit(Math.round(ms));
+  }
+
+  getRateLimitTtl(maxJobs?: number): Promise<number> {
+    return this.ops.getRateLimitTtl(maxJobs);
+  }
+
+  /** Workers connected to this queue (OxMQ's and bullmq's), from their blocking connections' names. */
+  async getWorkers(): Promise<WorkerInfo[]> {
+    const clients = await this.ops.getWorkerClients();
+    return clients.map((client) => {
+      const rawname = client.name ?? '';
+      const marker = rawname.indexOf(':w:');
+      // `name` is the queue name, as bullmq reports it; the worker's own name is `workerName`.
+      const workerName = marker >= 0 ? rawname.slice(marker + 3) : undefined;
+      return { ...client, rawname, name: this.name, workerName };
+    });
+  }
+
+  async getWorkersCount(): Promise<number> {
+    return (await this.getWorkers()).length;
+  }
+
+  async getMeta(): Promise<Record<string, string | number | boolean> & { paused: boolean }> {
+    const meta = await this.ops.getMeta();
+    return { ...meta, paused: meta.paused === '1' };
+  }
+
+  async getVersion(): Promise<string | undefined> {
+    return (await this.ops.getMeta()).version;
+  }
+
+  async close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.ready.catch(() => undefined);
+      await release(this.connection);
+    })();
+    await this.closing;
+  }
+}
+
+function normalizeTypes(types: JobState | JobState[]): JobState[] {
+  const list = Array.isArray(types) ? types : [types];
+  return list.map((type) => (type === 'wait' ? 'waiting' : type));
+}

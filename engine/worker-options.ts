@@ -1,0 +1,41 @@
+import type { BackoffStrategy } from './backoff';
+import type { KeepJobs } from './job-options';
+import type { QueueBaseOptions } from './queue-options';
+
+export interface RateLimiterOptions {
+  /** Most job starts per window. */
+  max: number;
+  /** Window length in ms. */
+  duration: number;
+}
+
+export interface WorkerOptions extends QueueBaseOptions {
+  /** Jobs processed at once by this worker. */
+  concurrency?: number;
+  /** How long a job's lock lives without renewal (ms). */
+  lockDuration?: number;
+  /** How often locks are renewed (ms); default lockDuration / 2. */
+  lockRenewTime?: number;
+  /** How often active jobs are checked for lost locks (ms). */
+  stalledInterval?: number;
+  /** Stalls a job survives before it is failed. */
+  maxStalledCount?: number;
+  /** Seconds to block on an empty queue before polling again. */
+  drainDelay?: number;
+  limiter?: RateLimiterOptions;
+  /** Written to processed jobs as `pb` and to the connection name, so consoles can show it. */
+  name?: string;
+  /** Start processing in the constructor (default true); otherwise call run(). */
+  autorun?: boolean;
+  removeOnComplete?: KeepJobs;
+  removeOnFail?: KeepJobs;
+  skipStalledCheck?: boolean;
+  skipLockRenewal?: boolean;
+  /** Fail jobs that were started more than this many times. */
+  maxStartedAttempts?: number;
+  /** Longest wait (ms) when rate limited before fetching again. */
+  maximumRateLimitDelay?: number;
+  /** Per-minute completed/failed counts kept for getMetrics. */
+  metrics?: { maxDataPoints: number };
+  settings?: { backoffStrategy?: BackoffStrategy };
+}

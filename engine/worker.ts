@@ -1,0 +1,609 @@
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { Redis } from 'ioredis';
+import { computeBackoffDelay } from './backoff';
+import type { FetchIdentity, FetchResult } from './backend/queue-backend';
+import { RedisQueueBackend } from './backend/redis/redis-queue-backend';
+import { RedisQueueOperations } from './backend/redis/queue-operations';
+import { connect, release, type ManagedConnection } from './connection';
+import { DEFAULTS } from './defaults';
+import { ClosedError, UnrecoverableError, ValidationError } from './errors';
+import { appendStacktrace, capFailedReason, Job } from './job';
+import { normalizeBackoff } from './job-options';
+import type { JobScope } from './job-scope';
+import { keepRule } from './keep-jobs';
+import { QueueKeys } from './keys';
+import { LockRenewer } from './maintenance/lock-renewer';
+import { StalledChecker } from './maintenance/stalled-checker';
+import type { WorkerOptions } from './worker-options';
+import { validateWorkerOptions } from './worker-validation';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- bullmq-compatible generic defaults */
+export type Processor<DataType = any, ReturnType = any, NameType extends string = string> = (
+  job: Job<DataType, ReturnType, NameType>,
+  token?: string,
+  signal?: AbortSignal,
+) => Promise<ReturnType>;
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+type FetchedJob = Extract<FetchResult, { kind: 'job' }> & { token: string };
+
+/** Processor signals that mean "the job was already moved; do nothing more". */
+const SELF_MOVED_SIGNALS = new Set([
+  'bullmq:movedToDelayed',
+  'bullmq:movedToWait',
+  'bullmq:movedToWaitingChildren',
+]);
+const RATE_LIMIT_SIGNAL = 'bullmq:rateLimitExceeded';
+
+/** Client name bullmq's getWorkers() and Bull-Board look for. */
+export function workerConnectionName(
+  prefix: string,
+  queueName: string,
+  workerName?: string,
+): string {
+  const base = `${prefix}:${Buffer.from(queueName).toString('base64')}`;
+  return workerName ? `${base}:w:${workerName}` : base;
+}
+
+/**
+ * Processes jobs of one queue. Local events: ready, active, progress, completed, failed,
+ * stalled, drained, error, lockRenewalFailed, closing, closed.
+ */
+/* eslint-disable @typescript-eslint/no-explicit-any -- bullmq-compatible generic defaults */
+export class Worker<DataType = any, ReturnType = any, NameType extends string = string>
+  /* eslint-enable @typescript-eslint/no-explicit-any */
+  extends EventEmitter
+  implements JobScope
+{
+  readonly prefix: string;
+  readonly keys: QueueKeys;
+  readonly backend: RedisQueueBackend;
+  readonly ops: RedisQueueOperations;
+  readonly id = randomUUID();
+  readonly concurrency: number;
+  private readonly settings: Required<
+    Pick<
+      WorkerOptions,
+      | 'lockDuration'
+      | 'lockRenewTime'
+      | 'stalledInterval'
+      | 'maxStalledCount'
+      | 'drainDelay'
+      | 'maximumRateLimitDelay'
+    >
+  >;
+  private readonly connection: ManagedConnection;
+  private readonly blockingConnection: ManagedConnection;
+  private readonly lockRenewer: LockRenewer;
+  private readonly stalledChecker: StalledChecker;
+  private readonly slots = new Set<Promise<void>>();
+  private readonly abort = new AbortController();
+  private tokenCounter = 0;
+  private running?: Promise<void>;
+  private closing?: Promise<void>;
+  private paused = false;
+  /** Set first thing in close(), before any await, so every loop sees it at once. */
+  private stopping = false;
+  private drainedEmitted = false;
+  private limitUntil = 0;
+  /** Wakes the fetch loop when a slot frees up, the worker resumes or closes. */
+  private wake?: () => void;
+  /** Ends the current blocking wait at once (pause, close). */
+  private interruptBlock?: () => void;
+  /** Redis CLIENT ID of the blocking connection, so pause/close can CLIENT UNBLOCK it. */
+  private blockingClientId?: number;
+
+  constructor(
+    readonly name: string,
+    private readonly processor: Processor<DataType, ReturnType, NameType>,
+    readonly opts: WorkerOptions,
+  ) {
+    super();
+    if (typeof processor !== 'function')
+      throw new ValidationError('Worker needs a processor function');
+    validateWorkerOptions(opts);
+    this.prefix = opts.prefix ?? DEFAULTS.prefix;
+    this.keys = new QueueKeys(this.prefix, name);
+    this.concurrency = opts.concurrency ?? DEFAULTS.worker.concurrency;
+    const lockDuration = opts.lockDuration ?? DEFAULTS.worker.lockDuration;
+    this.settings = {
+      lockDuration,
+      lockRenewTime: opts.lockRenewTime ?? lockDuration / 2,
+      stalledInterval: opts.stalledInterval ?? DEFAULTS.worker.stalledInterval,
+      maxStalledCount: opts.maxStalledCount ?? DEFAULTS.worker.maxStalledCount,
+      drainDelay: opts.drainDelay ?? DEFAULTS.worker.drainDelay,
+      maximumRateLimitDelay: opts.maximumRateLimitDelay ?? DEFAULTS.worker.maximumRateLimitDelay,
+    };
+
+    this.connection = connect(opts.connection, { retryForever: true });
+    this.blockingConnection = connect(opts.connection, {
+      blocking: true,
+      connectionName: workerConnectionName(this.prefix, name, opts.name),
+    });
+    // A BZPOPMIN abandoned by the watchdog must not be re-sent on the new connection.
+    const blocking = this.blockingConnection.client;
+    blocking.options.autoResendUnfulfilledCommands = false;
+    blocking.on('ready', () => {
+      blocking
+        .client('ID')
+        .then((id) => (this.blockingClientId = Number(id)))
+        .catch(() => undefined);
+    });
+    for (const { client } of [this.connection, this.blockingConnection]) {
+      client.on('error', (error: Error) => this.emitError(error));
+    }
+    this.backend = new RedisQueueBackend(
+      this.connection.client,
+      this.keys,
+      this.blockingConnection.client,
+    );
+    this.ops = new RedisQueueOperations(this.connection.client, this.keys);
+
+    this.lockRenewer = new LockRenewer(
+      this.backend,
+      { lockDuration, lockRenewTime: this.settings.lockRenewTime },
+      (jobId) => this.emit('lockRenewalFailed', [jobId]),
+      (error) => this.emitError(error),
+    );
+    this.stalledChecker = new StalledChecker(
+      this.backend,
+      {
+        maxStalledCount: this.settings.maxStalledCount,
+        stalledInterval: this.settings.stalledInterval,
+      },
+      (ids) => ids.forEach((id) => this.emit('stalled', id, 'active')),
+      (error) => this.emitError(error),
+    );
+
+    if (opts.autorun !== false) {
+      this.run().catch((error: unknown) => this.emitError(error));
+    }
+  }
+
+  get emitter(): EventEmitter {
+    return this;
+  }
+
+  /** The non-blocking client (exposed for tests and tools; the hot path goes through backend). */
+  get client(): Redis {
+    return this.connection.client;
+  }
+
+  isRunning(): boolean {
+    return this.running !== undefined && !this.stopping;
+  }
+
+  isPaused(): boolean {
+    return this.paused;
+  }
+
+  async waitUntilReady(): Promise<void> {
+    await Promise.all([
+      waitForReady(this.connection.client),
+      waitForReady(this.blockingConnection.client),
+    ]);
+  }
+
+  private emitError(error: unknown): void {
+    if (this.stopping && isConnectionClosedError(error)) return;
+    if (this.listenerCount('error') > 0) this.emit('error', error);
+    else console.error(`OxMQ worker ${this.name}:`, error);
+  }
+
+  private nextToken(): string {
+    return `${this.id}:${this.tokenCounter++}`;
+  }
+
+  private identity(token: string): FetchIdentity {
+    return {
+      token,
+      lockDuration: this.settings.lockDuration,
+      limiter: this.opts.limiter,
+      name: this.opts.name,
+    };
+  }
+
+  /** Starts processing; resolves when the worker has closed. */
+  run(): Promise<void> {
+    if (this.stopping) return Promise.reject(new ClosedError(`Worker ${this.name} is closed`));
+    if (this.running) return Promise.reject(new ValidationError('Worker is already running'));
+    this.running = this.mainLoop();
+    return this.running;
+  }
+
+  private async mainLoop(): Promise<void> {
+    await this.waitUntilReady();
+    this.emit('ready');
+    if (!this.opts.skipLockRenewal) this.lockRenewer.start();
+    if (!this.opts.skipStalledCheck) this.stalledChecker.start();
+
+    while (!this.stopping) {
+      try {
+        if (this.paused || this.slots.size >= this.concurrency) {
+          await this.sleepUntilWoken();
+          continue;
+        }
+        const waitForLimit = this.limitUntil - Date.now();
+        if (waitForLimit > 0) {
+          await this.sleepUntilWoken(Math.min(waitForLimit, this.settings.maximumRateLimitDelay));
+          continue;
+        }
+        const token = this.nextToken();
+        const result = await this.backend.fetchNextJob(this.identity(token));
+        if (result.kind === 'job') {
+          this.startSlot({ ...result, token });
+          continue;
+        }
+        if (result.rateLimitTtl > 0) {
+          this.limitUntil = Date.now() + result.rateLimitTtl;
+          continue;
+        }
+        if (!this.drainedEmitted && this.slots.size === 0) {
+          this.drainedEmitted = true;
+          this.emit('drained');
+        }
+        await this.waitForMarker(result.nextDelayedTs);
+      } catch (error) {
+        if (this.stopping) break;
+        this.emitError(error);
+        await this.sleepUntilWoken(DEFAULTS.worker.runRetryDelay);
+      }
+    }
+    await this.finishClosing();
+  }
+
+  /** Sleeps until a slot frees, the worker resumes or closes, or `ms` passes. */
+  private sleepUntilWoken(ms?: number): Promise<void> {
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = () => {
+        if (timer) clearTimeout(timer);
+        if (this.wake === done) this.wake = undefined;
+        resolve();
+      };
+      if (ms !== undefined) timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+
+  private wakeUp(): void {
+    this.wake?.();
+  }
+
+  /**
+   * Blocks on the queue's marker until jobs are signalled, the next delayed job is due, or the
+   * drain delay passes. A watchdog drops the connection if Redis never answers, so a dead
+   * socket cannot wedge the worker.
+   */
+  private async waitForMarker(nextDelayedTs: number): Promise<void> {
+    let blockUntil = nextDelayedTs;
+    while (!this.stopping && !this.paused) {
+      const now = Date.now();
+      if (blockUntil > 0 && blockUntil <= now) return;
+      const seconds =
+        blockUntil > 0
+          ? Math.min((blockUntil - now) / 1000, DEFAULTS.worker.maxBlockSeconds)
+          : this.settings.drainDelay;
+      const timeout = Math.max(seconds, 0.001);
+      const score = await this.blockWithWatchdog(timeout);
+      if (score === undefined) return; // timed out: poll again
+      if (score <= 0 || score <= Date.now()) return;
+      blockUntil = score;
+    }
+  }
+
+  private async blockWithWatchdog(timeoutSeconds: number): Promise<number | undefined> {
+    const client = this.blockingConnection.client;
+    let watchdog: NodeJS.Timeout | undefined;
+    const expired = new Promise<'expired'>((resolve) => {
+      watchdog = setTimeout(
+        () => resolve('expired'),
+        timeoutSeconds * 1000 + DEFAULTS.worker.blockWatchdogGraceMs,
+      );
+    });
+    const interrupted = new Promise<'interrupted'>((resolve) => {
+      this.interruptBlock = () => resolve('interrupted');
+    });
+    const pending = this.backend.waitForMarker(timeoutSeconds);
+    // Once the race is decided a late rejection (dropped connection) must not go unhandled.
+    pending.catch(() => undefined);
+    try {
+      const outcome = await Promise.race([pending, expired, interrupted]);
+      if (outcome === 'interrupted') return undefined;
+      if (outcome === 'expired') {
+        // Redis never answered: assume a dead socket and make a fresh one.
+        client.disconnect(true);
+        return undefined;
+      }
+      return outcome;
+    } catch (error) {
+      if (this.stopping || this.paused) return undefined;
+      throw error;
+    } finally {
+      clearTimeout(watchdog);
+      this.interruptBlock = undefined;
+    }
+  }
+
+  private startSlot(first: FetchedJob): void {
+    this.drainedEmitted = false;
+    const slot = (async () => {
+      let next: FetchedJob | undefined = first;
+      while (next) next = await this.processJob(next);
+    })()
+      .catch((error: unknown) => this.emitError(error))
+      .finally(() => {
+        this.slots.delete(slot);
+        this.wakeUp();
+      });
+    this.slots.add(slot);
+  }
+
+  /** Fetch-next rides on the completion call unless the worker is stopping or rate limited. */
+  private fetchNextIdentity(token: string): FetchIdentity | undefined {
+    if (this.stopping || this.paused || this.limitUntil > Date.now()) return undefined;
+    return this.identity(token);
+  }
+
+  /** Runs one job and records its outcome; returns the next job when fetch-next got one. */
+  private async processJob(fetched: FetchedJob): Promise<FetchedJob | undefined> {
+    const job = Job.fromHash<DataType, ReturnType, NameType>(this, fetched.jobId, fetched.hash);
+    const token = fetched.token;
+    job.token = token;
+
+    if (job.deferredFailure) {
+      await this.failJob(job, token, new UnrecoverableError(job.deferredFailure));
+      return undefined;
+    }
+    if (
+      this.opts.maxStartedAttempts !== undefined &&
+      job.attemptsStarted > this.opts.maxStartedAttempts
+    ) {
+      await this.failJob(
+        job,
+        token,
+        new UnrecoverableError('job started more than allowable limit'),
+      );
+      return undefined;
+    }
+
+    this.lockRenewer.track(job.id, token);
+    this.emit('active', job, 'waiting');
+    try {
+      let result: ReturnType;
+      try {
+        result = await this.processor(job, token, this.abort.signal);
+      } catch (error) {
+        await this.handleProcessorError(job, token, error);
+        return undefined;
+      }
+      return await this.completeJob(job, token, result);
+    } finally {
+      this.lockRenewer.untrack(job.id);
+    }
+  }
+
+  private async completeJob(
+    job: Job<DataType, ReturnType, NameType>,
+    token: string,
+    result: ReturnType,
+  ): Promise<FetchedJob | undefined> {
+    let value: string;
+    try {
+      value = JSON.stringify(result) ?? 'null';
+    } catch (error) {
+      await this.failJob(
+        job,
+        token,
+        new UnrecoverableError(
+          `Return value is not JSON-serialisable: ${(error as Error).message}`,
+        ),
+      );
+      return undefined;
+    }
+    const nextToken = this.nextToken();
+    const next = await this.recordOutcome(job, () =>
+      this.backend.finishJob({
+        jobId: job.id,
+        token,
+        outcome: 'completed',
+        value,
+        keep: keepRule(job.opts.removeOnComplete, this.opts.removeOnComplete),
+        attempts: job.opts.attempts ?? 0,
+        fetchNext: this.fetchNextIdentity(nextToken),
+        metricsMaxDataPoints: this.opts.metrics?.maxDataPoints,
+      }),
+    );
+    if (next === null) return undefined;
+    job.returnvalue = result;
+    job.finishedOn = Date.now();
+    job.attemptsMade += 1;
+    this.emit('completed', job, result, 'active');
+    return this.acceptNext(next, nextToken);
+  }
+
+  private acceptNext(next: FetchResult | undefined, token: string): FetchedJob | undefined {
+    if (!next) return undefined;
+    if (next.kind === 'job') return { ...next, token };
+    if (next.rateLimitTtl > 0) this.limitUntil = Date.now() + next.rateLimitTtl;
+    return undefined;
+  }
+
+  /**
+   * Runs a finishing call; a Redis refusal (lock lost, job removed meanwhile) is reported as an
+   * error event and returns null: the job stays where the stalled logic put it.
+   */
+  private async recordOutcome<T>(
+    job: Job<DataType, ReturnType, NameType>,
+    call: () => Promise<T>,
+  ): Promise<T | null> {
+    try {
+      return await call();
+    } catch (error) {
+      this.emitError(error);
+      void job;
+      return null;
+    }
+  }
+
+  private async handleProcessorError(
+    job: Job<DataType, ReturnType, NameType>,
+    token: string,
+    thrown: unknown,
+  ): Promise<void> {
+    const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+    if (SELF_MOVED_SIGNALS.has(error.message)) return;
+    if (error.message === RATE_LIMIT_SIGNAL || error.name === 'RateLimitError') {
+      const ttl = await this.recordOutcome(job, () =>
+        this.backend.moveActiveJobToWait(job.id, token),
+      );
+      if (ttl && ttl > 0) this.limitUntil = Date.now() + ttl;
+      return;
+    }
+    await this.failJob(job, token, error);
+  }
+
+  /** A failed attempt: retry (now or after backoff) while attempts remain, else fail for good. */
+  private async failJob(
+    job: Job<DataType, ReturnType, NameType>,
+    token: string,
+    error: Error,
+  ): Promise<void> {
+    const failedReason = capFailedReason(error.message);
+    const stacktrace = appendStacktrace(job.stacktrace, error.stack, job.opts.stackTraceLimit);
+    const fields = { failedReason, stacktrace: JSON.stringify(stacktrace) };
+    const attemptsMade = job.attemptsMade + 1;
+
+    let delay = -1;
+    const unrecoverable = error.name === 'UnrecoverableError' || job.isDiscarded();
+    if (!unrecoverable && attemptsMade < (job.opts.attempts ?? 0)) {
+      try {
+        delay = await computeBackoffDelay(
+          normalizeBackoff(job.opts.backoff),
+          attemptsMade,
+          error,
+          job,
+          this.opts.settings?.backoffStrategy,
+        );
+      } catch (strategyError) {
+        fields.failedReason = capFailedReason((strategyError as Error).message);
+        delay = -1;
+      }
+    }
+
+    const outcome =
+      delay >= 0
+        ? await this.recordOutcome(job, () =>
+            this.backend.retryJob({
+              jobId: job.id,
+              token,
+              delay,
+              lifo: job.opts.lifo === true,
+              fields,
+            }),
+          )
+        : await this.recordOutcome(job, () =>
+            this.backend.finishJob({
+              jobId: job.id,
+              token,
+              outcome: 'failed',
+              value: fields.failedReason,
+              keep: keepRule(job.opts.removeOnFail, this.opts.removeOnFail),
+              attempts: job.opts.attempts ?? 0,
+              fields,
+              metricsMaxDataPoints: this.opts.metrics?.maxDataPoints,
+            }),
+          );
+    if (outcome === null) return;
+    job.attemptsMade = attemptsMade;
+    job.failedReason = fields.failedReason;
+    job.stacktrace = stacktrace;
+    if (delay < 0) job.finishedOn = Date.now();
+    this.emit('failed', job, error, 'active');
+  }
+
+  /** Stops taking new jobs; running jobs go on. With doNotWaitActive false, waits for them. */
+  async pause(doNotWaitActive = false): Promise<void> {
+    if (this.paused) return;
+    this.paused = true;
+    this.interruptBlockingWait();
+    this.emit('paused');
+    if (!doNotWaitActive) await Promise.all([...this.slots]);
+  }
+
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.wakeUp();
+    this.emit('resumed');
+  }
+
+  /**
+   * Stops waiting for the marker now, and frees the blocking connection server-side with
+   * CLIENT UNBLOCK so the next wait (after resume) is not queued behind the old one.
+   */
+  private interruptBlockingWait(): void {
+    this.interruptBlock?.();
+    if (this.blockingClientId !== undefined && this.connection.client.status === 'ready') {
+      this.connection.client.client('UNBLOCK', this.blockingClientId).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Graceful close: stop fetching, let running jobs finish (their completion fetches nothing),
+   * then release connections. close(true) does not wait for running jobs; their locks expire
+   * and the stalled checker of any worker puts them back.
+   */
+  close(force = false): Promise<void> {
+    this.stopping = true;
+    this.closing ??= (async () => {
+      this.emit('closing', 'closing worker');
+      this.interruptBlockingWait();
+      this.wakeUp();
+      if (force) this.abort.abort();
+      if (!this.running) await this.finishClosing(force);
+      else if (force) await this.finishClosing(true);
+      else await this.running;
+    })();
+    return this.closing;
+  }
+
+  private finished?: Promise<void>;
+
+  private finishClosing(force = false): Promise<void> {
+    this.finished ??= (async () => {
+      if (!force) await Promise.all([...this.slots]);
+      this.lockRenewer.stop();
+      this.stalledChecker.stop();
+      // The blocking connection may still sit in BZPOPMIN: drop it rather than QUIT behind it.
+      this.blockingConnection.client.disconnect();
+      await release(this.connection);
+      this.emit('closed');
+    })();
+    return this.finished;
+  }
+}
+
+function waitForReady(client: Redis): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onReady = () => {
+      client.off('end', onEnd);
+      resolve();
+    };
+    const onEnd = () => {
+      client.off('ready', onReady);
+      reject(new ClosedError('Connection closed before it was ready'));
+    };
+    client.once('ready', onReady);
+    client.once('end', onEnd);
+  });
+}
+
+function isConnectionClosedError(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    /Connection is closed|ClosedError/i.test(`${error.message} ${error.name}`)
+  );
+}

@@ -1,0 +1,39 @@
+--[[
+  Job.changePriority. A job waiting to run (wait list or prioritized) is re-queued under the new
+  priority: 0 goes to the wait list (front with lifo), > 0 to prioritized, where lifo puts it ahead
+  of every job of that priority. Jobs in other states only get the field changed.
+
+  KEYS[1] wait  KEYS[2] meta  KEYS[3] prioritized  KEYS[4] active  KEYS[5] pc  KEYS[6] marker
+  KEYS[7] job hash
+
+  ARGV[1] priority  ARGV[2] jobId  ARGV[3] "1" for lifo
+
+  Returns 0, or -1 job missing.
+]]
+--- @include "isPausedOrMaxed"
+--- @include "markers"
+--- @include "scores"
+
+local priority = tonumber(ARGV[1])
+local jobId = ARGV[2]
+local lifo = ARGV[3] == "1"
+local jobKey = KEYS[7]
+if redis.call("EXISTS", jobKey) == 0 then
+  return -1
+end
+
+if redis.call("ZREM", KEYS[3], jobId) == 1 or redis.call("LREM", KEYS[1], -1, jobId) > 0 then
+  local pausedOrMaxed = isPausedOrMaxed(KEYS[2], KEYS[4])
+  if priority == 0 then
+    redis.call(lifo and "RPUSH" or "LPUSH", KEYS[1], jobId)
+    signalJobsReady(KEYS[6], pausedOrMaxed)
+  elseif lifo then
+    -- Counter 0: ahead of every job of the same priority.
+    redis.call("ZADD", KEYS[3], priority * 4294967296, jobId)
+  else
+    redis.call("ZADD", KEYS[3], priorityScore(KEYS[5], priority), jobId)
+    signalJobsReady(KEYS[6], pausedOrMaxed)
+  end
+end
+redis.call("HSET", jobKey, "priority", priority)
+return 0

@@ -1,0 +1,34 @@
+--[[
+  The state of one job, looked up in the order bullmq's getState uses (needs LPOS, Redis 6.0.6+).
+
+  KEYS[1] completed  KEYS[2] failed  KEYS[3] delayed  KEYS[4] prioritized
+  KEYS[5] active     KEYS[6] wait    KEYS[7] paused (legacy list)  KEYS[8] waiting-children
+
+  ARGV[1] jobId
+
+  Returns "completed", "failed", "delayed", "prioritized", "active", "waiting" (wait or legacy
+  paused list), "waiting-children" or "unknown".
+]]
+local jobId = ARGV[1]
+if redis.call("ZSCORE", KEYS[1], jobId) then
+  return "completed"
+end
+if redis.call("ZSCORE", KEYS[2], jobId) then
+  return "failed"
+end
+if redis.call("ZSCORE", KEYS[3], jobId) then
+  return "delayed"
+end
+if redis.call("ZSCORE", KEYS[4], jobId) then
+  return "prioritized"
+end
+if redis.call("LPOS", KEYS[5], jobId) then
+  return "active"
+end
+if redis.call("LPOS", KEYS[6], jobId) or redis.call("LPOS", KEYS[7], jobId) then
+  return "waiting"
+end
+if redis.call("ZSCORE", KEYS[8], jobId) then
+  return "waiting-children"
+end
+return "unknown"

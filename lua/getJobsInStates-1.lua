@@ -1,0 +1,82 @@
+--[[
+  Lists jobs of one or more states with their hashes, in the order bullmq's Queue.getJobs uses:
+  each state's own [start, end] window, states concatenated in the given order. Lists (wait,
+  paused, active) hold the newest job at the head, so ascending (oldest first) reads from the
+  tail; sorted sets ascend by score. Ids without a hash and legacy "0:" markers are skipped, and
+  the window is back-filled from the entries after it, at most ARGV[4] extra windows per state.
+
+  KEYS[1] Q (queue key prefix, with trailing colon; state keys are built from it)
+
+  ARGV[1] start  ARGV[2] end (-1: to the end)  ARGV[3] "1" ascending | "0" descending
+  ARGV[4] max extra windows read to replace skipped ids
+  ARGV[5..] states: wait, paused, active, delayed, prioritized, completed, failed, waiting-children
+
+  Returns a flat array {jobId1, hashFlat1, jobId2, hashFlat2, ...}; an id appears at most once.
+]]
+local Q = KEYS[1]
+local start = tonumber(ARGV[1])
+local stop = tonumber(ARGV[2])
+local ascending = ARGV[3] == "1"
+local maxExtraWindows = tonumber(ARGV[4])
+local listStates = {wait = true, paused = true, active = true}
+
+local function readWindow(key, isList, from, to)
+  if isList then
+    if ascending then
+      -- Index i from the tail is -(i + 1); to = -1 (the end) becomes index 0, the head.
+      local first = -(to + 1)
+      if first == 0 then
+        first = 0 -- not -0, which Redis refuses as an index
+      end
+      local ids = redis.call("LRANGE", key, first, -(from + 1))
+      local reversed = {}
+      for i = #ids, 1, -1 do
+        reversed[#reversed + 1] = ids[i]
+      end
+      return reversed
+    end
+    return redis.call("LRANGE", key, from, to)
+  end
+  if ascending then
+    return redis.call("ZRANGE", key, from, to)
+  end
+  return redis.call("ZREVRANGE", key, from, to)
+end
+
+local result = {}
+local seen = {}
+for i = 5, #ARGV do
+  local state = ARGV[i]
+  local key = Q .. state
+  local isList = listStates[state]
+  local wanted = nil
+  if stop >= 0 then
+    wanted = stop - start + 1
+  end
+  if wanted == nil or wanted > 0 then
+    local from, to = start, stop
+    local found = 0
+    local extraWindows = 0
+    while true do
+      local ids = readWindow(key, isList, from, to)
+      for _, jobId in ipairs(ids) do
+        if (wanted == nil or found < wanted) and not seen[jobId] and string.sub(jobId, 1, 2) ~= "0:" then
+          local hash = redis.call("HGETALL", Q .. jobId)
+          if #hash > 0 then
+            seen[jobId] = true
+            found = found + 1
+            result[#result + 1] = jobId
+            result[#result + 1] = hash
+          end
+        end
+      end
+      if wanted == nil or found >= wanted or #ids < (to - from + 1) or extraWindows >= maxExtraWindows then
+        break
+      end
+      extraWindows = extraWindows + 1
+      from = to + 1
+      to = from + wanted - 1
+    end
+  end
+end
+return result

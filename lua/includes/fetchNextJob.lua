@@ -1,0 +1,72 @@
+--- @include "isPausedOrMaxed"
+--- @include "markers"
+--- @include "promoteDueDelayedJobs"
+-- Hands the next runnable job to a worker, or explains why there is none.
+-- Returns {jobHashFlat, jobId, 0, 0}, {0, 0, rateLimitTtlMs, 0}, {0, 0, 0, nextDelayedDueTs}
+-- or {0, 0, 0, 0} (paused, maxed, or nothing at all).
+-- k: table of keys {wait, active, prioritized, events, limiter, delayed, meta, pc, marker}
+-- w: worker table {token, lockDuration, limitMax, limitDuration, name}
+local function fetchNextJob(k, Q, now, w)
+  local meta = redis.call("HMGET", k.meta, "max", "duration")
+  local pausedOrMaxed = isPausedOrMaxed(k.meta, k.active)
+  promoteDueDelayedJobs(k.delayed, k.wait, k.prioritized, k.pc, k.events, k.marker, Q, now, pausedOrMaxed)
+
+  -- Queue-wide max wins over the worker's; the worker's window duration wins over the queue's.
+  local maxJobs = tonumber(meta[1]) or w.limitMax
+  if maxJobs then
+    local used = tonumber(redis.call("GET", k.limiter) or "0")
+    if used >= maxJobs then
+      local ttl = redis.call("PTTL", k.limiter)
+      if ttl == 0 then
+        redis.call("DEL", k.limiter)
+      elseif ttl > 0 then
+        return {0, 0, ttl, 0}
+      end
+    end
+  end
+
+  if pausedOrMaxed then
+    return {0, 0, 0, 0}
+  end
+
+  local jobId = redis.call("RPOPLPUSH", k.wait, k.active)
+  -- Entries starting with "0:" are markers left by bullmq 4 / early 5; they are not jobs.
+  while jobId and string.sub(jobId, 1, 2) == "0:" do
+    redis.call("LREM", k.active, 1, jobId)
+    jobId = redis.call("RPOPLPUSH", k.wait, k.active)
+  end
+  if not jobId then
+    local popped = redis.call("ZPOPMIN", k.prioritized)
+    if popped[1] then
+      jobId = popped[1]
+      redis.call("LPUSH", k.active, jobId)
+    else
+      redis.call("DEL", k.pc)
+    end
+  end
+  if not jobId then
+    return {0, 0, 0, nextDelayedDueTs(k.delayed)}
+  end
+
+  local jobKey = Q .. jobId
+  if maxJobs and redis.call("HEXISTS", jobKey, "defa") == 0 then
+    -- Fixed window: the first start in a window opens it for `duration` ms.
+    local duration = w.limitDuration or tonumber(meta[2])
+    if redis.call("INCR", k.limiter) == 1 and duration then
+      redis.call("PEXPIRE", k.limiter, math.floor(math.abs(duration)))
+    end
+  end
+  if w.token ~= "0" then
+    redis.call("SET", jobKey .. ":lock", w.token, "PX", w.lockDuration)
+  end
+  redis.call("XADD", k.events, "*", "event", "active", "jobId", jobId, "prev", "waiting")
+  if w.name then
+    redis.call("HSET", jobKey, "processedOn", now, "pb", w.name)
+  else
+    redis.call("HSET", jobKey, "processedOn", now)
+  end
+  redis.call("HINCRBY", jobKey, "ats", 1)
+  -- The marker this worker consumed may have stood for more jobs: let the next idle worker try.
+  redis.call("ZADD", k.marker, 0, "0")
+  return {redis.call("HGETALL", jobKey), jobId, 0, 0}
+end

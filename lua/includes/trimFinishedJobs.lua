@@ -1,0 +1,24 @@
+--- @include "deleteJobKeys"
+-- Applies removeOnComplete / removeOnFail to the finished set after a job landed in it:
+-- jobs older than `age` seconds (at most `limit` of them) and jobs beyond the newest `count`.
+local function trimFinishedJobs(finishedKey, Q, now, keep)
+  if keep.age then
+    local cutoff = now - keep.age * 1000
+    local old = redis.call("ZRANGEBYSCORE", finishedKey, 0, cutoff, "LIMIT", 0, keep.limit or 1000)
+    for _, id in ipairs(old) do
+      deleteJobKeys(Q .. id)
+    end
+    if #old > 0 then
+      redis.call("ZREM", finishedKey, unpack(old))
+    end
+  end
+  if keep.count and keep.count > 0 then
+    local extra = redis.call("ZREVRANGE", finishedKey, keep.count, keep.count + 999)
+    for _, id in ipairs(extra) do
+      deleteJobKeys(Q .. id)
+    end
+    if #extra > 0 then
+      redis.call("ZREM", finishedKey, unpack(extra))
+    end
+  end
+end

@@ -1,0 +1,49 @@
+--[[
+  Queue.retryJobs (failed | completed) and Queue.promoteJobs (delayed): moves up to ARGV[2] jobs
+  with score <= ARGV[3] to the back of the wait list. Priority is ignored (as bullmq does) and the
+  `delay` field is left as it is. Finished jobs lose finishedOn, processedOn and their result.
+  Moving a retried child back into its parent's dependencies is left to flows.
+
+  KEYS[1] the state's sorted set  KEYS[2] wait  KEYS[3] meta  KEYS[4] active  KEYS[5] marker
+  KEYS[6] events
+
+  ARGV[1] Q  ARGV[2] max jobs moved by this call  ARGV[3] max score ("+inf" for all)
+  ARGV[4] state: "failed" | "completed" | "delayed"
+
+  Returns 1 when more jobs may remain (the caller repeats), else 0.
+]]
+--- @include "getMaxEvents"
+--- @include "isPausedOrMaxed"
+--- @include "markers"
+--- @include "batchedCall"
+
+local Q = ARGV[1]
+local count = tonumber(ARGV[2])
+local state = ARGV[4]
+local ids = redis.call("ZRANGEBYSCORE", KEYS[1], "-inf", ARGV[3], "LIMIT", 0, count)
+if #ids == 0 then
+  return 0
+end
+
+local maxEvents = getMaxEvents(KEYS[3])
+local resultField = nil
+if state == "failed" then
+  resultField = "failedReason"
+elseif state == "completed" then
+  resultField = "returnvalue"
+end
+for _, jobId in ipairs(ids) do
+  if resultField then
+    redis.call("HDEL", Q .. jobId, "finishedOn", "processedOn", resultField)
+  end
+  redis.call("XADD", KEYS[6], "MAXLEN", "~", maxEvents, "*", "event", "waiting", "jobId", jobId,
+    "prev", state)
+end
+batchedCall("ZREM", KEYS[1], ids)
+batchedCall("LPUSH", KEYS[2], ids)
+signalJobsReady(KEYS[5], isPausedOrMaxed(KEYS[3], KEYS[4]))
+
+if #ids < count then
+  return 0
+end
+return 1

@@ -1,0 +1,45 @@
+--[[
+  Moves an active job to the delayed set: a retry with backoff, or a processor postponing its job.
+
+  KEYS[1] marker  KEYS[2] active  KEYS[3] delayed  KEYS[4] job hash  KEYS[5] events
+  KEYS[6] meta    KEYS[7] stalled
+
+  ARGV[1] jobId  ARGV[2] now  ARGV[3] token  ARGV[4] delay (ms, from now)
+  ARGV[5] "1" to leave attemptsMade alone (postponed, not failed)
+  ARGV[6] JSON array of fields to write [k1, v1, ...]
+
+  Returns 0, or -1 job missing, -2 lock missing, -3 not active, -6 lock owned by another token.
+]]
+--- @include "getMaxEvents"
+--- @include "releaseJobLock"
+--- @include "markers"
+--- @include "scores"
+
+local jobKey = KEYS[4]
+local jobId = ARGV[1]
+local delay = tonumber(ARGV[4])
+
+if redis.call("EXISTS", jobKey) == 0 then
+  return -1
+end
+local lockResult = releaseJobLock(jobKey, KEYS[7], ARGV[3], jobId)
+if lockResult < 0 then
+  return lockResult
+end
+local fields = cjson.decode(ARGV[6])
+if #fields > 0 then
+  redis.call("HSET", jobKey, unpack(fields))
+end
+if redis.call("LREM", KEYS[2], -1, jobId) == 0 then
+  return -3
+end
+
+local dueTs = tonumber(ARGV[2]) + delay
+if ARGV[5] ~= "1" then
+  redis.call("HINCRBY", jobKey, "atm", 1)
+end
+redis.call("HSET", jobKey, "delay", delay)
+redis.call("ZADD", KEYS[3], delayedScore(KEYS[3], dueTs), jobId)
+redis.call("XADD", KEYS[5], "MAXLEN", "~", getMaxEvents(KEYS[6]), "*", "event", "delayed", "jobId", jobId, "delay", dueTs)
+signalNextDelayed(KEYS[1], KEYS[3])
+return 0

@@ -1,0 +1,88 @@
+--[[
+  Deletes a paused queue with all its jobs and schedulers, at most ARGV[2] jobs (or schedulers)
+  per call; the caller repeats while the reply is 1. Once every structure is empty the queue's own
+  keys go too. Each removed job drops the deduplication key it owns (bullmq 6.7.0 does the same);
+  deduplication keys that no job owns (`de:*`, `dn:*`) are left alone, as bullmq leaves them:
+  finding them would need a SCAN, and they expire or are recovered as stale by the next add.
+  Cross-queue children and parents are not detached here; flows add that.
+
+  KEYS[1] meta  KEYS[2] active  KEYS[3] delayed  KEYS[4] repeat  KEYS[5] completed
+  KEYS[6] wait  KEYS[7] paused (legacy list)  KEYS[8] prioritized  KEYS[9] failed
+  KEYS[10] waiting-children
+
+  ARGV[1] Q  ARGV[2] max jobs removed by this call  ARGV[3] "1" to remove active jobs too
+
+  Returns 0 when the queue is gone, 1 when more remains, -1 queue not paused,
+  -2 active jobs and no force.
+]]
+--- @include "removeJobWithDedup"
+--- @include "batchedCall"
+
+local Q = ARGV[1]
+local budget = tonumber(ARGV[2])
+
+if redis.call("HEXISTS", KEYS[1], "paused") == 0 then
+  return -1
+end
+if ARGV[3] ~= "1" and redis.call("LLEN", KEYS[2]) > 0 then
+  return -2
+end
+
+local function removeFromList(key)
+  if budget <= 0 then
+    return
+  end
+  local ids = redis.call("LRANGE", key, 0, budget - 1)
+  for _, jobId in ipairs(ids) do
+    if string.sub(jobId, 1, 2) ~= "0:" then
+      removeJobWithDedup(Q, jobId)
+    end
+  end
+  redis.call("LTRIM", key, #ids, -1)
+  budget = budget - #ids
+end
+
+local function removeFromSortedSet(key)
+  if budget <= 0 then
+    return
+  end
+  local ids = redis.call("ZRANGE", key, 0, budget - 1)
+  for _, jobId in ipairs(ids) do
+    removeJobWithDedup(Q, jobId)
+  end
+  batchedCall("ZREM", key, ids)
+  budget = budget - #ids
+end
+
+local function removeSchedulers(key)
+  if budget <= 0 then
+    return
+  end
+  local ids = redis.call("ZRANGE", key, 0, budget - 1)
+  for _, schedulerId in ipairs(ids) do
+    redis.call("DEL", Q .. "repeat:" .. schedulerId)
+  end
+  batchedCall("ZREM", key, ids)
+  budget = budget - #ids
+end
+
+removeFromList(KEYS[2])
+removeFromSortedSet(KEYS[3])
+removeSchedulers(KEYS[4])
+removeFromSortedSet(KEYS[5])
+removeFromList(KEYS[6])
+removeFromList(KEYS[7])
+removeFromSortedSet(KEYS[8])
+removeFromSortedSet(KEYS[9])
+removeFromSortedSet(KEYS[10])
+
+-- Every structure stops only when it is empty or the budget is spent.
+if budget <= 0 then
+  return 1
+end
+
+redis.call("DEL", Q .. "events", Q .. "stalled-check", Q .. "stalled", Q .. "id", Q .. "pc",
+  Q .. "marker", Q .. "limiter", Q .. "delay", Q .. "priority",
+  Q .. "metrics:completed", Q .. "metrics:completed:data",
+  Q .. "metrics:failed", Q .. "metrics:failed:data", KEYS[1])
+return 0

@@ -1,0 +1,122 @@
+--[[
+  Removes one job (Queue.remove / job.remove), optionally with all its descendants.
+  Descendants are the children recorded on a job: pending (`:dependencies`), completed
+  (`:processed`), failed and ignored (`:failed`) and failed-parent (`:unsuccessful`), all as full
+  keys "<prefix>:<queue>:<jobId>", possibly in other queues. The walk is depth first and
+  collects at most ARGV[4] descendants; deeper or later ones are left where they are.
+  Nothing is removed when the job or any collected descendant is locked by a worker.
+  If the job is a pending child, it is detached from its parent, and a parent left without
+  pending children is released to the front of its wait list.
+
+  KEYS[1] job hash  KEYS[2] repeat
+
+  ARGV[1] jobId  ARGV[2] "1" to remove descendants  ARGV[3] Q  ARGV[4] max descendants
+
+  Returns 1 removed (also when the job did not exist; a dangling id is then just dropped from its
+  state, without an event), 0 locked,
+  -8 the job is the pending iteration of a job scheduler.
+]]
+--- @include "removeJobWithDedup"
+--- @include "schedulerIteration"
+--- @include "splitJobKey"
+--- @include "getMaxEvents"
+--- @include "isPausedOrMaxed"
+--- @include "markers"
+
+local jobId = ARGV[1]
+local Q = ARGV[3]
+local maxDescendants = tonumber(ARGV[4])
+local rootKey = KEYS[1]
+
+if isCurrentSchedulerIteration(KEYS[2], jobId) then
+  return -8
+end
+
+-- Preorder walk; removing in reverse preorder deletes every child before its parent.
+local nodes = {{Q, jobId}}
+if ARGV[2] == "1" then
+  local visited = {[rootKey] = true}
+  local i = 1
+  while i <= #nodes and #nodes <= maxDescendants do
+    local nodeKey = nodes[i][1] .. nodes[i][2]
+    local children = redis.call("SMEMBERS", nodeKey .. ":dependencies")
+    for _, childKey in ipairs(redis.call("HKEYS", nodeKey .. ":processed")) do
+      children[#children + 1] = childKey
+    end
+    for _, childKey in ipairs(redis.call("HKEYS", nodeKey .. ":failed")) do
+      children[#children + 1] = childKey
+    end
+    for _, childKey in ipairs(redis.call("ZRANGE", nodeKey .. ":unsuccessful", 0, -1)) do
+      children[#children + 1] = childKey
+    end
+    for _, childKey in ipairs(children) do
+      local childBase, childId = splitJobKey(childKey)
+      if childBase and not visited[childKey] and #nodes <= maxDescendants then
+        visited[childKey] = true
+        if redis.call("EXISTS", childKey) == 1 then
+          nodes[#nodes + 1] = {childBase, childId}
+        end
+      end
+    end
+    i = i + 1
+  end
+end
+
+for _, node in ipairs(nodes) do
+  if redis.call("EXISTS", node[1] .. node[2] .. ":lock") == 1 then
+    return 0
+  end
+end
+
+-- The state structure holding the job, by the names the `removed` event uses.
+local function takeOutOfState(base, id)
+  for _, state in ipairs({"completed", "failed", "delayed", "prioritized"}) do
+    if redis.call("ZREM", base .. state, id) == 1 then
+      return state
+    end
+  end
+  if redis.call("LREM", base .. "wait", 0, id) > 0 then
+    return "wait"
+  end
+  if redis.call("LREM", base .. "paused", 0, id) > 0 then
+    return "paused"
+  end
+  if redis.call("LREM", base .. "active", -1, id) > 0 then
+    return "active"
+  end
+  if redis.call("ZREM", base .. "waiting-children", id) == 1 then
+    return "waiting-children"
+  end
+  return "unknown"
+end
+
+-- Detach the root from a parent still waiting for it (its descendants' parent is removed too).
+local parentKey = redis.call("HGET", rootKey, "parentKey")
+if parentKey and redis.call("SREM", parentKey .. ":dependencies", rootKey) == 1
+    and redis.call("SCARD", parentKey .. ":dependencies") == 0 then
+  local parentBase, parentId = splitJobKey(parentKey)
+  if parentBase and redis.call("EXISTS", parentKey) == 1
+      and redis.call("ZREM", parentBase .. "waiting-children", parentId) == 1 then
+    redis.call("RPUSH", parentBase .. "wait", parentId)
+    signalJobsReady(parentBase .. "marker", isPausedOrMaxed(parentBase .. "meta", parentBase .. "active"))
+    redis.call("XADD", parentBase .. "events", "*", "event", "waiting", "jobId", parentId,
+      "prev", "waiting-children")
+  end
+end
+
+-- Children before parents. The `removed` event reports the state each job was in before this
+-- call (bullmq's own walk releases a parent to wait as its last child goes, so it reports
+-- `prev=wait` for parents and emits `waiting` events for them first; the end state is the same).
+for n = #nodes, 1, -1 do
+  local base, id = nodes[n][1], nodes[n][2]
+  if redis.call("EXISTS", base .. id) == 1 then
+    local state = takeOutOfState(base, id)
+    removeJobWithDedup(base, id)
+    redis.call("XADD", base .. "events", "MAXLEN", "~", getMaxEvents(base .. "meta"), "*",
+      "event", "removed", "jobId", id, "prev", state)
+  elseif n == 1 then
+    -- A dangling id without a hash: dropped silently, as bullmq does.
+    takeOutOfState(base, id)
+  end
+end
+return 1
