@@ -103,3 +103,21 @@ export async function release(connection: ManagedConnection): Promise<void> {
     client.disconnect();
   }
 }
+
+/**
+ * Resolves as soon as `client` is not connected (at once if it is not now). Closing paths race
+ * their graceful waits against it: while Redis is down, pending commands never finish, and a
+ * close() must still return.
+ */
+export function untilDisconnected(client: Redis): Promise<void> {
+  if (client.status !== 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      client.off('close', done);
+      client.off('end', done);
+      resolve();
+    };
+    client.once('close', done);
+    client.once('end', done);
+  });
+}

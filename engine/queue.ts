@@ -3,7 +3,7 @@ import { RedisQueueBackend } from './backend/redis/redis-queue-backend';
 import { RedisQueueOperations } from './backend/redis/queue-operations';
 import type { NewJob } from './backend/queue-backend';
 import type { CleanState, JobState, JobStateReply } from './backend/queue-operations';
-import { connect, release, type ManagedConnection } from './connection';
+import { connect, release, untilDisconnected, type ManagedConnection } from './connection';
 import { DEFAULTS } from './defaults';
 import { ClosedError, ValidationError } from './errors';
 import { Job } from './job';
@@ -394,7 +394,10 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
 
   async close(): Promise<void> {
     this.closing ??= (async () => {
-      await this.ready.catch(() => undefined);
+      await Promise.race([
+        this.ready.catch(() => undefined),
+        untilDisconnected(this.connection.client),
+      ]);
       await release(this.connection);
     })();
     await this.closing;

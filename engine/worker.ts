@@ -5,7 +5,7 @@ import { computeBackoffDelay } from './backoff';
 import type { FetchIdentity, FetchResult } from './backend/queue-backend';
 import { RedisQueueBackend } from './backend/redis/redis-queue-backend';
 import { RedisQueueOperations } from './backend/redis/queue-operations';
-import { connect, release, type ManagedConnection } from './connection';
+import { connect, release, untilDisconnected, type ManagedConnection } from './connection';
 import { DEFAULTS } from './defaults';
 import { ClosedError, UnrecoverableError, ValidationError } from './errors';
 import { appendStacktrace, capFailedReason, Job } from './job';
@@ -124,6 +124,9 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     // A BZPOPMIN abandoned by the watchdog must not be re-sent on the new connection.
     const blocking = this.blockingConnection.client;
     blocking.options.autoResendUnfulfilledCommands = false;
+    // ioredis neither settles nor re-sends (autoResend off) a BZPOPMIN whose socket closed:
+    // end the wait ourselves, so a killed connection costs a reconnect, not a watchdog period.
+    blocking.on('close', () => this.interruptBlock?.());
     blocking.on('ready', () => {
       blocking
         .client('ID')
@@ -564,7 +567,11 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       if (force) this.abort.abort();
       if (!this.running) await this.finishClosing(force);
       else if (force) await this.finishClosing(true);
-      else await this.running;
+      else {
+        // With Redis down the loop's pending command never returns: stop waiting for it then.
+        await Promise.race([this.running, untilDisconnected(this.connection.client)]);
+        await this.finishClosing();
+      }
     })();
     return this.closing;
   }
@@ -573,7 +580,12 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
 
   private finishClosing(force = false): Promise<void> {
     this.finished ??= (async () => {
-      if (!force) await Promise.all([...this.slots]);
+      if (!force) {
+        await Promise.race([
+          Promise.all([...this.slots]),
+          untilDisconnected(this.connection.client),
+        ]);
+      }
       this.lockRenewer.stop();
       this.stalledChecker.stop();
       // The blocking connection may still sit in BZPOPMIN: drop it rather than QUIT behind it.

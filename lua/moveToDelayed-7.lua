@@ -11,7 +11,7 @@
   Returns 0, or -1 job missing, -2 lock missing, -3 not active, -6 lock owned by another token.
 ]]
 --- @include "getMaxEvents"
---- @include "releaseJobLock"
+--- @include "leaveActive"
 --- @include "markers"
 --- @include "scores"
 
@@ -19,19 +19,9 @@ local jobKey = KEYS[4]
 local jobId = ARGV[1]
 local delay = tonumber(ARGV[4])
 
-if redis.call("EXISTS", jobKey) == 0 then
-  return -1
-end
-local lockResult = releaseJobLock(jobKey, KEYS[7], ARGV[3], jobId)
-if lockResult < 0 then
-  return lockResult
-end
-local fields = cjson.decode(ARGV[6])
-if #fields > 0 then
-  redis.call("HSET", jobKey, unpack(fields))
-end
-if redis.call("LREM", KEYS[2], -1, jobId) == 0 then
-  return -3
+local left = leaveActive(jobKey, KEYS[2], KEYS[7], jobId, ARGV[3], ARGV[6])
+if left < 0 then
+  return left
 end
 
 local dueTs = tonumber(ARGV[2]) + delay

@@ -11,7 +11,7 @@
 ]]
 --- @include "getMaxEvents"
 --- @include "isPausedOrMaxed"
---- @include "releaseJobLock"
+--- @include "leaveActive"
 --- @include "promoteDueDelayedJobs"
 
 local jobKey = KEYS[3]
@@ -21,19 +21,9 @@ local Q = ARGV[1]
 promoteDueDelayedJobs(KEYS[6], KEYS[2], KEYS[7], KEYS[8], KEYS[5], KEYS[9], Q, tonumber(ARGV[2]),
   isPausedOrMaxed(KEYS[4], KEYS[1]))
 
-if redis.call("EXISTS", jobKey) == 0 then
-  return -1
-end
-local lockResult = releaseJobLock(jobKey, KEYS[10], ARGV[5], jobId)
-if lockResult < 0 then
-  return lockResult
-end
-local fields = cjson.decode(ARGV[6])
-if #fields > 0 then
-  redis.call("HSET", jobKey, unpack(fields))
-end
-if redis.call("LREM", KEYS[1], -1, jobId) == 0 then
-  return -3
+local left = leaveActive(jobKey, KEYS[1], KEYS[10], jobId, ARGV[5], ARGV[6])
+if left < 0 then
+  return left
 end
 
 local priority = tonumber(redis.call("HGET", jobKey, "priority")) or 0
