@@ -91,17 +91,18 @@ async function readMemoryPolicy(client: Redis): Promise<string | undefined> {
   return match?.[1];
 }
 
-/** Closes a connection we own; leaves a shared one alone. */
+/**
+ * Closes a connection we own; leaves a shared one alone. QUIT when connected (lets pending
+ * replies arrive), but never wait on a socket that has just died: with retries on, ioredis
+ * would hold the QUIT for a reconnect that may never come.
+ */
 export async function release(connection: ManagedConnection): Promise<void> {
   if (!connection.owned) return;
   const { client } = connection;
-  if (client.status === 'end') return;
-  try {
-    if (client.status === 'ready') await client.quit();
-    else client.disconnect();
-  } catch {
-    client.disconnect();
+  if (client.status === 'ready') {
+    await Promise.race([client.quit().catch(() => undefined), untilDisconnected(client)]);
   }
+  if (client.status !== 'end') client.disconnect();
 }
 
 /**
