@@ -6,8 +6,9 @@
   most ARGV[3] entries, starting after the ARGV[5] entries earlier calls examined and kept (the
   caller passes the returned cursor back). Locked active jobs and the pending iteration of every
   job scheduler are kept. Removal deletes the job keys and the job's deduplication key (when it
-  points at the job).
-  Parents of cleaned children are not detached here; flows add that.
+  points at the job), and detaches a flow child from its parent in "hard" mode: a parent left
+  without pending children is removed too when it is in this queue, or released to the front of
+  its own queue's wait list otherwise (see removeJobDetached).
 
   KEYS[1] the state's key (Q completed | failed | delayed | prioritized | wait | paused | active)
   KEYS[2] events  KEYS[3] repeat
@@ -17,7 +18,7 @@
 
   Returns {removedIds, cursor, examined, done}: done is 1 when nothing is left to examine.
 ]]
---- @include "removeJobWithDedup"
+--- @include "removeJobDetached"
 --- @include "schedulerIteration"
 --- @include "batchedCall"
 
@@ -66,7 +67,7 @@ local function removeJob(jobId)
   if string.sub(jobId, 1, 2) == "0:" then
     dropped[#dropped + 1] = jobId
   else
-    removeJobWithDedup(Q, jobId)
+    removeJobDetached(Q, jobId, true)
     removed[#removed + 1] = jobId
   end
 end

@@ -1,8 +1,10 @@
 --[[
   Removes waiting jobs (wait, legacy paused list, prioritized, and delayed when asked), at most
   ARGV[3] per call, deleting their keys. The pending iteration of every job scheduler is kept, so
-  schedulers go on. No events are emitted (as bullmq's drain).
-  Parents of drained children are not detached here; flows add that.
+  schedulers go on. No events are emitted on this queue (as bullmq's drain).
+  A drained flow child leaves its parent's dependencies; a parent left without pending children
+  is removed too when it is in this queue, or released to the front of its own queue's wait list
+  otherwise (see removeJobDetached).
 
   KEYS[1] wait  KEYS[2] paused (legacy list)  KEYS[3] prioritized  KEYS[4] delayed
   KEYS[5] repeat  KEYS[6] pc
@@ -11,7 +13,7 @@
 
   Returns {removed, more}: more is 1 while removable jobs remain (the caller repeats).
 ]]
---- @include "removeJobWithDedup"
+--- @include "removeJobDetached"
 --- @include "schedulerIteration"
 --- @include "batchedCall"
 
@@ -37,7 +39,7 @@ local function drainList(key)
     if string.sub(jobId, 1, 2) == "0:" then
       -- a legacy marker: dropped, not a job
     elseif removed < budget and removable(jobId) then
-      removeJobWithDedup(Q, jobId)
+      removeJobDetached(Q, jobId, true)
       removed = removed + 1
     else
       kept[#kept + 1] = jobId
@@ -63,7 +65,7 @@ local function drainSortedSet(key)
   local keptCount = 0
   for _, jobId in ipairs(ids) do
     if removed < budget and removable(jobId) then
-      removeJobWithDedup(Q, jobId)
+      removeJobDetached(Q, jobId, true)
       removed = removed + 1
       gone[#gone + 1] = jobId
     else

@@ -10,7 +10,8 @@
   ARGV[3] "returnvalue" | "failedReason"        ARGV[4] its value
   ARGV[5] "completed" | "failed"                ARGV[6] fetch next "1" | "0"
   ARGV[7] Q               ARGV[8] token
-  ARGV[9] JSON keep rule {count, age?, limit?} (count -1 keeps everything, 0 deletes the job)
+  ARGV[9] JSON keep rule {count, age?, limit?} (count -1 keeps everything, 0 deletes the job;
+          a deleted or trimmed job leaves its parent's dependencies, maybe releasing the parent)
   ARGV[10] JSON worker table for fetch-next {token, lockDuration, limitMax?, limitDuration?, name?}
   ARGV[11] max metrics data points, or "" when metrics are off
   ARGV[12] JSON array of fields to write first [k1, v1, ...] (failures: failedReason, stacktrace)
@@ -74,7 +75,7 @@ local attemptsMade = redis.call("HINCRBY", jobKey, "atm", 1)
 
 local keep = cjson.decode(ARGV[9])
 if keep.count == 0 then
-  deleteJobKeys(jobKey)
+  deleteFinishedJobDetached(Q, jobId)
 else
   redis.call("ZADD", KEYS[11], now, jobId)
   redis.call("HSET", jobKey, ARGV[3], ARGV[4], "finishedOn", now)

@@ -4,7 +4,11 @@
   keys go too. Each removed job drops the deduplication key it owns (bullmq 6.7.0 does the same);
   deduplication keys that no job owns (`de:*`, `dn:*`) are left alone, as bullmq leaves them:
   finding them would need a SCAN, and they expire or are recovered as stale by the next add.
-  Cross-queue children and parents are not detached here; flows add that.
+  Removed flow children leave their parents' dependencies ("hard" mode: a parent left without
+  pending children is removed with them in this queue, or released to its own wait list in
+  another queue; see removeJobDetached).
+  Children in other queues of a removed parent keep a `parentKey` to a job that no longer exists
+  (as in bullmq).
 
   KEYS[1] meta  KEYS[2] active  KEYS[3] delayed  KEYS[4] repeat  KEYS[5] completed
   KEYS[6] wait  KEYS[7] paused (legacy list)  KEYS[8] prioritized  KEYS[9] failed
@@ -15,7 +19,7 @@
   Returns 0 when the queue is gone, 1 when more remains, -1 queue not paused,
   -2 active jobs and no force.
 ]]
---- @include "removeJobWithDedup"
+--- @include "removeJobDetached"
 --- @include "batchedCall"
 
 local Q = ARGV[1]
@@ -35,7 +39,7 @@ local function removeFromList(key)
   local ids = redis.call("LRANGE", key, 0, budget - 1)
   for _, jobId in ipairs(ids) do
     if string.sub(jobId, 1, 2) ~= "0:" then
-      removeJobWithDedup(Q, jobId)
+      removeJobDetached(Q, jobId, true)
     end
   end
   redis.call("LTRIM", key, #ids, -1)
@@ -48,7 +52,7 @@ local function removeFromSortedSet(key)
   end
   local ids = redis.call("ZRANGE", key, 0, budget - 1)
   for _, jobId in ipairs(ids) do
-    removeJobWithDedup(Q, jobId)
+    removeJobDetached(Q, jobId, true)
   end
   batchedCall("ZREM", key, ids)
   budget = budget - #ids

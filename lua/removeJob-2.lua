@@ -16,12 +16,10 @@
   state, without an event), 0 locked,
   -8 the job is the pending iteration of a job scheduler.
 ]]
---- @include "removeJobWithDedup"
+--- @include "removeJobDetached"
 --- @include "schedulerIteration"
 --- @include "splitJobKey"
 --- @include "getMaxEvents"
---- @include "isPausedOrMaxed"
---- @include "markers"
 
 local jobId = ARGV[1]
 local Q = ARGV[3]
@@ -90,19 +88,9 @@ local function takeOutOfState(base, id)
   return "unknown"
 end
 
--- Detach the root from a parent still waiting for it (its descendants' parent is removed too).
-local parentKey = redis.call("HGET", rootKey, "parentKey")
-if parentKey and redis.call("SREM", parentKey .. ":dependencies", rootKey) == 1
-    and redis.call("SCARD", parentKey .. ":dependencies") == 0 then
-  local parentBase, parentId = splitJobKey(parentKey)
-  if parentBase and redis.call("EXISTS", parentKey) == 1
-      and redis.call("ZREM", parentBase .. "waiting-children", parentId) == 1 then
-    redis.call("RPUSH", parentBase .. "wait", parentId)
-    signalJobsReady(parentBase .. "marker", isPausedOrMaxed(parentBase .. "meta", parentBase .. "active"))
-    redis.call("XADD", parentBase .. "events", "*", "event", "waiting", "jobId", parentId,
-      "prev", "waiting-children")
-  end
-end
+-- Detach the root from a parent still waiting for it, releasing that parent when the root was
+-- its last pending child (the descendants' parents are removed too, so only the root needs it).
+detachFromParent(Q, jobId, false)
 
 -- Children before parents. The `removed` event reports the state each job was in before this
 -- call (bullmq's own walk releases a parent to wait as its last child goes, so it reports
