@@ -32,3 +32,11 @@ export const DEFAULTS = {
   chunkSize: 1_000,
   maxPriority: 2_097_151,
 } as const;
+
+/** Bounds of one FlowProducer.add: the whole tree goes in one atomic script call. */
+export const FLOW_LIMITS = {
+  /** Most nodes in one flow (one add or one addBulk). */
+  maxNodes: 10_000,
+  /** Most levels below the root. */
+  maxDepth: 100,
+} as const;

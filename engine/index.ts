@@ -5,6 +5,8 @@ export { Queue } from './queue';
 export type { BulkJob, WorkerInfo } from './queue';
 export { Worker, workerConnectionName } from './worker';
 export type { Processor } from './worker';
+export { FlowProducer } from './flow-producer';
+export type { FlowJob, FlowChildJob, FlowOpts, JobNode } from './flow-producer';
 export { QueueEvents } from './queue-events';
 export type { QueueEventsOptions, QueueEventsListener, QueueEventArgs } from './queue-events';
 export { Job, truncateUtf8 } from './job';

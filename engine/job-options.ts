@@ -48,6 +48,8 @@ export interface JobsOptions {
   continueParentOnFailure?: boolean;
   ignoreDependencyOnFailure?: boolean;
   removeDependencyOnFailure?: boolean;
+  /** Makes the job a child of an existing job: `queue` is `<prefix>:<queueName>` of the parent. */
+  parent?: { id: string; queue: string };
   // Keys this type does not list still travel through to Redis untouched, as with bullmq.
 }
 
@@ -186,12 +188,27 @@ export function validateJobOptions(opts: JobsOptions): void {
   if (FAILURE_POLICIES.filter((policy) => opts[policy]).length > 1) {
     throw new ValidationError(`At most one of ${FAILURE_POLICIES.join(', ')} can be set`);
   }
+  validateParent(opts.parent);
   if (opts.traceparent !== undefined) TraceContext.of(opts.traceparent, opts.tracestate);
   else if (opts.tracestate !== undefined) {
     throw new ValidationError('tracestate needs a traceparent');
   }
   if ((opts as Record<string, unknown>).debounce !== undefined) {
     throw new ValidationError('debounce was removed in bullmq 6: use deduplication');
+  }
+}
+
+function validateParent(parent: JobsOptions['parent']): void {
+  if (parent === undefined) return;
+  if (
+    parent === null ||
+    typeof parent !== 'object' ||
+    typeof parent.id !== 'string' ||
+    parent.id === '' ||
+    typeof parent.queue !== 'string' ||
+    !parent.queue.includes(':')
+  ) {
+    throw new ValidationError('parent must be { id, queue: "<prefix>:<queueName>" }');
   }
 }
 

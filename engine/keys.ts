@@ -101,6 +101,15 @@ export class QueueKeys {
     return `${this.base}metrics:${type}`;
   }
 
+  /**
+   * Keys of a queue taking part in a cluster-safe flow: every queue of the flow shares the
+   * hash-tagged prefix `{tag}:<prefix>`, so all their keys hash to one slot and the scripts that
+   * reach across queues (child completes → parent released) never raise CROSSSLOT.
+   */
+  static forClusterFlow(tag: string, prefix: string, queueName: string): QueueKeys {
+    return new QueueKeys(clusterFlowPrefix(tag, prefix), queueName);
+  }
+
   job(jobId: string): string {
     return this.base + jobId;
   }
@@ -110,6 +119,15 @@ export class QueueKeys {
   jobLogs(jobId: string): string {
     return `${this.base}${jobId}:logs`;
   }
+}
+
+/** `{tag}:<prefix>`: the shared prefix of a cluster-safe flow. */
+export function clusterFlowPrefix(tag: string, prefix: string): string {
+  if (typeof tag !== 'string' || tag.length === 0 || /[{}]/.test(tag)) {
+    throw new ValidationError('cluster flow tag must be a non-empty string without braces');
+  }
+  validatePrefix(prefix);
+  return `{${tag}}:${prefix}`;
 }
 
 export function validateQueueName(name: unknown): asserts name is string {

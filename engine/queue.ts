@@ -1,13 +1,13 @@
 import { EventEmitter } from 'node:events';
 import { RedisQueueBackend } from './backend/redis/redis-queue-backend';
 import { RedisQueueOperations } from './backend/redis/queue-operations';
-import type { NewJob } from './backend/queue-backend';
 import type { CleanState, JobState, JobStateReply } from './backend/queue-operations';
 import { connect, release, untilDisconnected, type ManagedConnection } from './connection';
 import { DEFAULTS } from './defaults';
 import { ClosedError, ValidationError } from './errors';
 import { Job } from './job';
-import { encodeOptions, serializeData, validateJobOptions, type JobsOptions } from './job-options';
+import { validateJobOptions, type JobsOptions } from './job-options';
+import { prepareJob, type PreparedJob } from './prepare-job';
 import type { JobScope } from './job-scope';
 import { QueueKeys } from './keys';
 import type { QueueOptions } from './queue-options';
@@ -100,37 +100,12 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     if (this.closing) throw new ClosedError(`Queue ${this.name} is closed`);
   }
 
-  /** Validates and encodes one job; throws before anything is written. */
-  private prepareJob(
-    name: string,
-    data: unknown,
-    opts: JobsOptions = {},
-  ): { job: NewJob; opts: JobsOptions } {
-    if (typeof name !== 'string') throw new ValidationError('job name must be a string');
-    const merged: JobsOptions = { ...this.defaultJobOptions, ...opts };
-    validateJobOptions(merged);
-    const timestamp = merged.timestamp ?? Date.now();
-    const fields: Record<string, string> = {};
-    if (merged.traceparent) fields.traceparent = merged.traceparent;
-    if (merged.tracestate) fields.tracestate = merged.tracestate;
-    return {
-      opts: merged,
-      job: {
-        name,
-        data: serializeData(data, merged.sizeLimit),
-        opts: JSON.stringify(encodeOptions(merged)),
-        timestamp,
-        delay: merged.delay ?? 0,
-        priority: merged.priority ?? 0,
-        lifo: merged.lifo === true,
-        customId: merged.jobId,
-        fields,
-      },
-    };
+  private prepareJob(name: string, data: unknown, opts?: JobsOptions): PreparedJob {
+    return prepareJob(name, data, opts, this.defaultJobOptions);
   }
 
   private toJob(
-    prepared: { job: NewJob; opts: JobsOptions },
+    prepared: PreparedJob,
     data: DataType,
     jobId: string,
   ): Job<DataType, ReturnType, NameType> {

@@ -7,7 +7,13 @@ import { RedisQueueBackend } from './backend/redis/redis-queue-backend';
 import { RedisQueueOperations } from './backend/redis/queue-operations';
 import { connect, release, untilDisconnected, type ManagedConnection } from './connection';
 import { DEFAULTS } from './defaults';
-import { ClosedError, UnrecoverableError, ValidationError } from './errors';
+import {
+  ClosedError,
+  FailedChildrenError,
+  PendingDependenciesError,
+  UnrecoverableError,
+  ValidationError,
+} from './errors';
 import { appendStacktrace, capFailedReason, Job } from './job';
 import { normalizeBackoff } from './job-options';
 import type { JobScope } from './job-scope';
@@ -406,8 +412,9 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       return undefined;
     }
     const nextToken = this.nextToken();
-    const next = await this.recordOutcome(job, () =>
-      this.backend.finishJob({
+    let next: FetchResult | undefined;
+    try {
+      next = await this.backend.finishJob({
         jobId: job.id,
         token,
         outcome: 'completed',
@@ -416,9 +423,19 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
         attempts: job.opts.attempts ?? 0,
         fetchNext: this.fetchNextIdentity(nextToken),
         metricsMaxDataPoints: this.opts.metrics?.maxDataPoints,
-      }),
-    );
-    if (next === null) return undefined;
+      });
+    } catch (error) {
+      // A parent cannot complete while a child it depends on failed (or is still pending):
+      // that is the job's failure, not an engine error.
+      if (error instanceof FailedChildrenError) {
+        await this.failJob(job, token, new UnrecoverableError(error.message));
+      } else if (error instanceof PendingDependenciesError) {
+        await this.failJob(job, token, error);
+      } else {
+        this.emitError(error);
+      }
+      return undefined;
+    }
     job.returnvalue = result;
     job.finishedOn = Date.now();
     job.attemptsMade += 1;

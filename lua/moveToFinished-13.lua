@@ -22,10 +22,11 @@
   token, -9 a child failed with failParentOnFailure.
 ]]
 --- @include "getMaxEvents"
---- @include "releaseJobLock"
+--- @include "leaveActive"
 --- @include "trimFinishedJobs"
 --- @include "collectMetrics"
 --- @include "fetchNextJob"
+--- @include "onChildFinished"
 
 local jobKey = KEYS[12]
 local jobId = ARGV[1]
@@ -45,18 +46,9 @@ if target == "completed" then
   end
 end
 
-local lockResult = releaseJobLock(jobKey, KEYS[5], ARGV[8], jobId)
-if lockResult < 0 then
-  return lockResult
-end
-
-local fields = cjson.decode(ARGV[12])
-if #fields > 0 then
-  redis.call("HSET", jobKey, unpack(fields))
-end
-
-if redis.call("LREM", KEYS[2], -1, jobId) == 0 then
-  return -3
+local left = leaveActive(jobKey, KEYS[2], KEYS[5], jobId, ARGV[8], ARGV[12])
+if left < 0 then
+  return left
 end
 
 local maxEvents = getMaxEvents(KEYS[8])
@@ -70,6 +62,9 @@ if dedupId then
     redis.call("DEL", dedupKey)
   end
 end
+
+-- Before the job may be deleted below: its parent needs its key, result and flags.
+onChildFinished(jobKey, target, ARGV[4], now)
 
 local attemptsMade = redis.call("HINCRBY", jobKey, "atm", 1)
 

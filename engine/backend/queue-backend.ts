@@ -21,6 +21,21 @@ export interface NewJob {
   customId?: string;
   /** Extra hash fields, e.g. traceparent. */
   fields: Record<string, string>;
+  /** The job is a child: it joins this parent's dependencies. */
+  parent?: { key: string; link: ParentLinkFields };
+  /** The job is a flow parent: it waits in waiting-children until its children finish. */
+  asParent?: boolean;
+}
+
+/** The `parent` hash field of a child (bullmq's layout). */
+export interface ParentLinkFields {
+  id: string;
+  /** `<prefix>:<queueName>` of the parent. */
+  queueKey: string;
+  fpof?: boolean;
+  cpof?: boolean;
+  idof?: boolean;
+  rdof?: boolean;
 }
 
 export interface AddResult {

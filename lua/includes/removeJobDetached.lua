@@ -1,6 +1,6 @@
 --- @include "deleteJobKeys"
 --- @include "removeJobWithDedup"
---- @include "splitJobKey"
+--- @include "parentOfJob"
 --- @include "getMaxEvents"
 --- @include "isPausedOrMaxed"
 --- @include "markers"
@@ -15,19 +15,6 @@
 -- listeners of the parent queue informed and bullmq readers accept it.
 -- Parent keys come from the job hash (`parentKey`, `parent` JSON), not from KEYS: on a cluster
 -- every queue of a flow must share one hash slot (a shared hash-tagged prefix).
-
--- The parent's queue base key (with the trailing colon) and id: from the `parent` JSON when it
--- is readable, else by splitting `parentKey`.
-local function parentOfJob(parentKey, parentJson)
-  if parentJson then
-    local ok, parent = pcall(cjson.decode, parentJson)
-    if ok and type(parent) == "table" and type(parent.queueKey) == "string"
-        and parent.id ~= nil then
-      return parent.queueKey .. ":", tostring(parent.id)
-    end
-  end
-  return splitJobKey(parentKey)
-end
 
 local function releaseParentToWait(parentBase, parentId)
   redis.call("RPUSH", parentBase .. "wait", parentId)

@@ -4,26 +4,46 @@ import { UnexpectedReplyError } from '../../errors';
 import { throwIfErrorCode } from '../../scripts/error-codes';
 
 export function addJobKeys(k: QueueKeys): string[] {
-  return [k.wait, k.meta, k.id, k.delayed, k.prioritized, k.pc, k.marker, k.events, k.active];
-}
-
-export function addJobArgs(k: QueueKeys, job: NewJob): (string | number)[] {
   return [
-    k.base,
-    job.customId ?? '',
-    job.name,
-    job.timestamp,
-    job.data,
-    job.opts,
-    job.delay,
-    job.priority,
-    job.lifo ? '1' : '0',
-    JSON.stringify(Object.entries(job.fields).flat()),
+    k.wait,
+    k.meta,
+    k.id,
+    k.delayed,
+    k.prioritized,
+    k.pc,
+    k.marker,
+    k.events,
+    k.active,
+    k.waitingChildren,
+    k.completed,
   ];
 }
 
-export function parseAddReply(reply: unknown): AddResult {
-  throwIfErrorCode(reply, '(new)', 'addJob');
+/** The job table the insertJob include reads (lua/includes/insertJob.lua). */
+export function jobTable(base: string, job: NewJob): Record<string, unknown> {
+  return {
+    base,
+    customId: job.customId ?? '',
+    name: job.name,
+    timestamp: job.timestamp,
+    data: job.data,
+    opts: job.opts,
+    delay: job.delay,
+    priority: job.priority,
+    lifo: job.lifo,
+    fields: Object.entries(job.fields).flat(),
+    parentKey: job.parent?.key,
+    parent: job.parent ? JSON.stringify(job.parent.link) : undefined,
+    asParent: job.asParent === true,
+  };
+}
+
+export function addJobArgs(k: QueueKeys, job: NewJob): (string | number)[] {
+  return [JSON.stringify(jobTable(k.base, job)), Date.now()];
+}
+
+export function parseAddReply(reply: unknown, jobId = '(new)'): AddResult {
+  throwIfErrorCode(reply, jobId, 'addJob');
   if (!Array.isArray(reply) || reply.length < 2) {
     throw new UnexpectedReplyError(`addJob replied ${JSON.stringify(reply)}`);
   }

@@ -32,7 +32,7 @@ export class RedisQueueBackend implements QueueBackend {
       addJobKeys(this.keys),
       addJobArgs(this.keys, job),
     );
-    return parseAddReply(reply);
+    return parseAddReply(reply, job.customId);
   }
 
   async addJobs(jobs: NewJob[]): Promise<AddResult[]> {

@@ -1,0 +1,274 @@
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { RedisQueueBackend } from './backend/redis/redis-queue-backend';
+import { RedisQueueOperations } from './backend/redis/queue-operations';
+import { jobTable } from './backend/redis/add-job';
+import { runScript } from './backend/redis/run-script';
+import { connect, release, type ManagedConnection } from './connection';
+import { DEFAULTS, FLOW_LIMITS } from './defaults';
+import {
+  ClosedError,
+  ParentJobCannotBeReplacedError,
+  ParentJobNotFoundError,
+  UnexpectedReplyError,
+  ValidationError,
+} from './errors';
+import { Job } from './job';
+import type { JobsOptions } from './job-options';
+import type { JobScope } from './job-scope';
+import { clusterFlowPrefix, QueueKeys } from './keys';
+import { prepareJob, type PreparedJob } from './prepare-job';
+import type { QueueBaseOptions } from './queue-options';
+
+/** One node of a flow: a job, and the jobs it waits for. */
+export interface FlowJob {
+  name: string;
+  queueName: string;
+  data?: unknown;
+  /** Defaults to the producer's prefix; a cluster flow allows no other. */
+  prefix?: string;
+  opts?: JobsOptions;
+  children?: FlowChildJob[];
+}
+
+/** A child's parent is its place in the tree, so `opts.parent` is not accepted there. */
+export type FlowChildJob = Omit<FlowJob, 'opts'> & { opts?: Omit<JobsOptions, 'parent'> };
+
+export interface FlowOpts {
+  /** Per-queue default options, merged under each node's own options. */
+  queuesOptions?: Record<string, { defaultJobOptions?: JobsOptions }>;
+}
+
+/** A created job and the nodes created under it. */
+export interface JobNode {
+  job: Job;
+  children?: JobNode[];
+}
+
+interface PlannedNode {
+  flow: FlowJob;
+  keys: QueueKeys;
+  prepared: PreparedJob;
+  jobId: string;
+  /** Index of the parent in the plan; undefined for a root. */
+  parentIndex?: number;
+  /** A root attached under an existing job (opts.parent). */
+  external: boolean;
+}
+
+/**
+ * Adds trees of jobs across queues in one atomic script call: a parent waits in
+ * waiting-children until its last child finishes, then runs with its children's results.
+ * Node ids are `opts.jobId` or a UUID, as in bullmq 6.
+ */
+export class FlowProducer extends EventEmitter {
+  readonly prefix: string;
+  private readonly connection: ManagedConnection;
+  private readonly scopes = new Map<string, JobScope>();
+  private closing?: Promise<void>;
+
+  constructor(
+    readonly opts: QueueBaseOptions,
+    /** Set by forCluster: every node must use this producer's prefix. */
+    private readonly clusterSafe = false,
+  ) {
+    super();
+    if (!opts || opts.connection === undefined)
+      throw new ValidationError('FlowProducer needs a connection option');
+    this.prefix = opts.prefix ?? DEFAULTS.prefix;
+    new QueueKeys(this.prefix, 'probe'); // validates the prefix
+    this.connection = connect(opts.connection);
+    this.connection.client.on('error', (error: Error) => {
+      if (this.listenerCount('error') > 0) this.emit('error', error);
+    });
+  }
+
+  /**
+   * A producer whose flows are safe on Redis Cluster: every queue of every flow shares the
+   * prefix `{tag}:<prefix>`, so all their keys live in one hash slot.
+   */
+  static forCluster(tag: string, opts: QueueBaseOptions): FlowProducer {
+    return new FlowProducer(
+      { ...opts, prefix: clusterFlowPrefix(tag, opts.prefix ?? DEFAULTS.prefix) },
+      true,
+    );
+  }
+
+  /** The Job scope (backend and operations) of one queue, shared by the jobs it returns. */
+  scopeFor(keys: QueueKeys): JobScope {
+    let scope = this.scopes.get(keys.queueKey);
+    if (!scope) {
+      const client = this.connection.client;
+      scope = {
+        name: keys.queueName,
+        prefix: keys.prefix,
+        backend: new RedisQueueBackend(client, keys),
+        ops: new RedisQueueOperations(client, keys),
+      };
+      this.scopes.set(keys.queueKey, scope);
+    }
+    return scope;
+  }
+
+  async add(flow: FlowJob, opts: FlowOpts = {}): Promise<JobNode> {
+    const [node] = await this.insert([flow], opts);
+    return node!;
+  }
+
+  /** Several flows, all or nothing, in one call. */
+  addBulk(flows: FlowJob[], opts: FlowOpts = {}): Promise<JobNode[]> {
+    if (!Array.isArray(flows)) throw new ValidationError('addBulk expects an array of flows');
+    return this.insert(flows, opts);
+  }
+
+  private async insert(flows: FlowJob[], opts: FlowOpts): Promise<JobNode[]> {
+    if (this.closing) throw new ClosedError('FlowProducer is closed');
+    if (flows.length === 0) return [];
+    const plan: PlannedNode[] = [];
+    const roots = flows.map((flow) => this.planNode(flow, opts, plan, undefined, new Set(), 0));
+    const nodes = plan.map((node) => ({
+      ...jobTable(node.keys.base, {
+        ...node.prepared.job,
+        customId: node.jobId,
+        asParent: (node.flow.children?.length ?? 0) > 0,
+      }),
+      external: node.external,
+    }));
+    const reply = await runScript(
+      this.connection.client,
+      'addFlow',
+      [plan[0]!.keys.meta],
+      [JSON.stringify(nodes), Date.now()],
+    );
+    const ids = this.parseReply(reply, plan);
+    const created = plan.map((node, i) => this.toJob(node, ids[i]!));
+    return roots.map((rootIndex) => buildTree(rootIndex, plan, created));
+  }
+
+  /** Depth-first, parents before children; returns the node's index in the plan. */
+  private planNode(
+    flow: FlowJob,
+    opts: FlowOpts,
+    plan: PlannedNode[],
+    parentIndex: number | undefined,
+    ancestors: Set<FlowJob>,
+    depth: number,
+  ): number {
+    if (flow === null || typeof flow !== 'object')
+      throw new ValidationError('a flow node must be an object');
+    if (ancestors.has(flow)) throw new ValidationError(`flow has a cycle at node "${flow.name}"`);
+    if (depth > FLOW_LIMITS.maxDepth)
+      throw new ValidationError(`flow is deeper than ${FLOW_LIMITS.maxDepth} levels`);
+    if (plan.length >= FLOW_LIMITS.maxNodes)
+      throw new ValidationError(`flow has more than ${FLOW_LIMITS.maxNodes} nodes`);
+    const children = flow.children ?? [];
+    if (!Array.isArray(children)) throw new ValidationError('children must be an array');
+
+    const prefix = flow.prefix ?? this.prefix;
+    if (this.clusterSafe && prefix !== this.prefix) {
+      throw new ValidationError(
+        `node "${flow.name}" uses prefix "${prefix}", but every node of a cluster flow must use "${this.prefix}"`,
+      );
+    }
+    const keys = new QueueKeys(prefix, flow.queueName);
+    const parent = parentIndex === undefined ? undefined : plan[parentIndex]!;
+    const nodeOpts: JobsOptions = { ...(flow.opts ?? {}) };
+    if (parent) {
+      if ((flow.opts as JobsOptions | undefined)?.parent) {
+        throw new ValidationError(
+          `child "${flow.name}" cannot set opts.parent: its parent is its place in the tree`,
+        );
+      }
+      nodeOpts.parent = { id: parent.jobId, queue: parent.keys.queueKey };
+    }
+    if (children.length > 0 && (nodeOpts as Record<string, unknown>).deduplication !== undefined) {
+      throw new ValidationError(`node "${flow.name}" has children and cannot use deduplication`);
+    }
+    const defaults = opts.queuesOptions?.[flow.queueName]?.defaultJobOptions ?? {};
+    const prepared = prepareJob(flow.name, flow.data, nodeOpts, defaults);
+    const jobId = prepared.opts.jobId ?? randomUUID();
+    if (plan.some((other) => other.jobId === jobId && other.keys.queueKey === keys.queueKey)) {
+      throw new ValidationError(
+        `job id "${jobId}" appears twice in queue ${flow.queueName} of this flow`,
+      );
+    }
+
+    const index = plan.length;
+    plan.push({
+      flow,
+      keys,
+      prepared,
+      jobId,
+      parentIndex,
+      external: !parent && nodeOpts.parent !== undefined,
+    });
+    ancestors.add(flow);
+    for (const child of children)
+      this.planNode(child as FlowJob, opts, plan, index, ancestors, depth + 1);
+    ancestors.delete(flow);
+    return index;
+  }
+
+  private parseReply(reply: unknown, plan: PlannedNode[]): string[] {
+    if (!Array.isArray(reply) || reply.length === 0)
+      throw new UnexpectedReplyError(`addFlow replied ${JSON.stringify(reply)}`);
+    const code = Number(reply[0]);
+    if (code < 0) {
+      const node = plan[Number(reply[1]) - 1];
+      const where = node
+        ? `node "${node.flow.name}" (${node.keys.queueName}:${node.jobId})`
+        : 'a node';
+      if (code === -5)
+        throw new ParentJobNotFoundError(
+          `The parent of ${where} does not exist; nothing was added`,
+        );
+      if (code === -7)
+        throw new ParentJobCannotBeReplacedError(
+          `${where} already belongs to another parent; nothing was added`,
+        );
+      throw new UnexpectedReplyError(`addFlow failed with ${code} at ${where}`);
+    }
+    const ids: string[] = [];
+    for (let i = 1; i < reply.length; i += 2) ids.push(String(reply[i]));
+    return ids;
+  }
+
+  private toJob(node: PlannedNode, jobId: string): Job {
+    const job = new Job(
+      this.scopeFor(node.keys),
+      node.flow.name,
+      node.flow.data ?? {},
+      node.prepared.opts,
+      jobId,
+      node.prepared.job.timestamp,
+    );
+    if (node.prepared.job.parent) {
+      job.parentKey = node.prepared.job.parent.key;
+      job.parent = node.prepared.job.parent.link;
+    }
+    job.traceparent = node.prepared.opts.traceparent;
+    job.tracestate = node.prepared.opts.tracestate;
+    return job;
+  }
+
+  async close(): Promise<void> {
+    this.closing ??= release(this.connection);
+    await this.closing;
+  }
+}
+
+/** The returned tree, rebuilt from the plan (children in the order they were given). */
+function buildTree(rootIndex: number, plan: PlannedNode[], jobs: Job[]): JobNode {
+  const childrenOf = new Map<number, number[]>();
+  plan.forEach((node, i) => {
+    if (node.parentIndex === undefined) return;
+    const siblings = childrenOf.get(node.parentIndex) ?? [];
+    siblings.push(i);
+    childrenOf.set(node.parentIndex, siblings);
+  });
+  const build = (index: number): JobNode => {
+    const children = (childrenOf.get(index) ?? []).map(build);
+    return children.length > 0 ? { job: jobs[index]!, children } : { job: jobs[index]! };
+  };
+  return build(rootIndex);
+}

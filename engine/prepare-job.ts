@@ -1,0 +1,56 @@
+import type { NewJob, ParentLinkFields } from './backend/queue-backend';
+import { ValidationError } from './errors';
+import { encodeOptions, serializeData, validateJobOptions, type JobsOptions } from './job-options';
+
+export interface PreparedJob {
+  job: NewJob;
+  /** The merged options the Job object reports. */
+  opts: JobsOptions;
+}
+
+/** The `parent` field a child stores: where its parent lives plus its failure policy flag. */
+export function parentLinkFor(
+  opts: JobsOptions,
+): { key: string; link: ParentLinkFields } | undefined {
+  const parent = opts.parent;
+  if (!parent) return undefined;
+  const link: ParentLinkFields = { id: parent.id, queueKey: parent.queue };
+  if (opts.failParentOnFailure) link.fpof = true;
+  if (opts.continueParentOnFailure) link.cpof = true;
+  if (opts.ignoreDependencyOnFailure) link.idof = true;
+  if (opts.removeDependencyOnFailure) link.rdof = true;
+  return { key: `${parent.queue}:${parent.id}`, link };
+}
+
+/**
+ * Validates and encodes one job for the add scripts; throws ValidationError before anything is
+ * written. `defaults` are the queue's defaultJobOptions (shallowly merged, as bullmq does).
+ */
+export function prepareJob(
+  name: unknown,
+  data: unknown,
+  opts: JobsOptions = {},
+  defaults: JobsOptions = {},
+): PreparedJob {
+  if (typeof name !== 'string') throw new ValidationError('job name must be a string');
+  const merged: JobsOptions = { ...defaults, ...opts };
+  validateJobOptions(merged);
+  const fields: Record<string, string> = {};
+  if (merged.traceparent) fields.traceparent = merged.traceparent;
+  if (merged.tracestate) fields.tracestate = merged.tracestate;
+  return {
+    opts: merged,
+    job: {
+      name,
+      data: serializeData(data, merged.sizeLimit),
+      opts: JSON.stringify(encodeOptions(merged)),
+      timestamp: merged.timestamp ?? Date.now(),
+      delay: merged.delay ?? 0,
+      priority: merged.priority ?? 0,
+      lifo: merged.lifo === true,
+      customId: merged.jobId,
+      fields,
+      parent: parentLinkFor(merged),
+    },
+  };
+}

@@ -1,0 +1,56 @@
+--[[
+  Adds a whole flow (a tree of jobs across queues) atomically: either every node is written or,
+  when a check fails, nothing is. Parents come before their children in the node list; each
+  child joins its parent's dependencies; parents whose children are all already complete
+  (duplicates of finished jobs) are released at the end.
+
+  KEYS[1] meta of the root's queue (routes the call; every other key is built from the nodes'
+  queue bases, so on a cluster all queues of a flow must share one hash-tagged prefix)
+
+  ARGV[1] JSON array of node tables (see includes/insertJob.lua) with `base` (Q), and
+          `external` = true on a node whose parent is an existing job outside the flow
+  ARGV[2] now (ms)
+
+  Returns {0, id1, dup1, id2, dup2, ...} in node order (dup 1 = the custom id already existed),
+  or {errorCode, nodeIndex}: -5 an outside parent is missing, -7 a node's custom id already
+  belongs to another parent.
+]]
+--- @include "insertJob"
+
+local nodes = cjson.decode(ARGV[1])
+local now = tonumber(ARGV[2])
+
+-- First pass: every check that could fail, before anything is written.
+for i, node in ipairs(nodes) do
+  if node.external and redis.call("EXISTS", node.parentKey) == 0 then
+    return {-5, i}
+  end
+  if node.customId ~= "" and node.parentKey then
+    local existingKey = node.base .. node.customId
+    local current = redis.call("HGET", existingKey, "parentKey")
+    if current and current ~= node.parentKey and redis.call("EXISTS", current) == 1 then
+      return {-7, i}
+    end
+  end
+end
+
+local reply = {0}
+local parents = {}
+for _, node in ipairs(nodes) do
+  node.deferParentRelease = true
+  local jobId, duplicate = insertJob(queueKeysFromBase(node.base), node, now)
+  if not jobId then
+    -- Unreachable after the first pass; kept so a broken invariant fails loudly.
+    return redis.error_reply("addFlow: node insert failed with " .. tostring(duplicate))
+  end
+  table.insert(reply, jobId)
+  table.insert(reply, duplicate and 1 or 0)
+  if node.asParent and not duplicate then
+    table.insert(parents, {node.base, jobId})
+  end
+end
+
+for _, parent in ipairs(parents) do
+  releaseParentIfDone(parent[1] .. parent[2], parent[1], parent[2], now)
+end
+return reply

@@ -1,0 +1,29 @@
+--[[
+  Adds one job: stores its hash and enqueues it as delayed, prioritized, waiting, or (a parent
+  given children elsewhere) waiting-children. A job with a parent joins its dependencies.
+
+  KEYS[1] wait      KEYS[5] prioritized  KEYS[9]  active
+  KEYS[2] meta      KEYS[6] pc           KEYS[10] waiting-children
+  KEYS[3] id        KEYS[7] marker       KEYS[11] completed
+  KEYS[4] delayed   KEYS[8] events
+
+  ARGV[1] JSON job table (see includes/insertJob.lua) plus `base` (Q, with trailing colon)
+  ARGV[2] now (ms)
+
+  Returns {jobId, 0} for a new job, {existingJobId, 1} when the custom id already exists, or a
+  negative error code: -5 parent missing, -7 the job already belongs to another parent.
+]]
+--- @include "insertJob"
+
+local job = cjson.decode(ARGV[1])
+local keys = {base = job.base, wait = KEYS[1], meta = KEYS[2], id = KEYS[3], delayed = KEYS[4],
+  prioritized = KEYS[5], pc = KEYS[6], marker = KEYS[7], events = KEYS[8], active = KEYS[9],
+  waitingChildren = KEYS[10], completed = KEYS[11]}
+local jobId, duplicateOrError = insertJob(keys, job, tonumber(ARGV[2]))
+if not jobId then
+  return duplicateOrError
+end
+if duplicateOrError then
+  return {jobId, 1}
+end
+return {jobId, 0}

@@ -1,0 +1,103 @@
+--- @include "getMaxEvents"
+--- @include "isPausedOrMaxed"
+--- @include "enqueueReadyJob"
+--- @include "parentOfJob"
+--- @include "releaseParent"
+-- Stores a new job and puts it where it belongs; shared by addJob (one job) and addFlow (a tree).
+--
+-- k: the job's queue keys {base, wait, meta, id, delayed, prioritized, pc, marker, events,
+--    active, waitingChildren, completed}
+-- j: {customId ("" for an automatic id), name, timestamp, data, opts (JSON texts), delay,
+--    priority, lifo, fields (flat array of extra hash fields), parentKey?, parent? (JSON text of
+--    {id, queueKey, fpof?, cpof?, idof?, rdof?}), asParent? (has children: waits for them),
+--    deferParentRelease? (a flow releases parents itself once every node is in)}
+-- Returns jobId, isDuplicate; or nil, errorCode (-5 parent missing, -7 already has another parent).
+
+-- A job that already exists joins the requested parent unless another live parent owns it.
+local function attachExistingToParent(k, jobId, jobKey, j, now)
+  local current = redis.call("HGET", jobKey, "parentKey")
+  if current and current ~= j.parentKey and redis.call("EXISTS", current) == 1 then
+    return -7
+  end
+  if redis.call("ZSCORE", k.completed, jobId) then
+    redis.call("HSET", j.parentKey .. ":processed", jobKey, redis.call("HGET", jobKey, "returnvalue") or "null")
+    if not j.deferParentRelease then
+      local parentBase, parentId = parentOfJob(j.parentKey, j.parent)
+      if parentBase then
+        releaseParentIfDone(j.parentKey, parentBase, parentId, now)
+      end
+    end
+  else
+    redis.call("SADD", j.parentKey .. ":dependencies", jobKey)
+  end
+  redis.call("HSET", jobKey, "parentKey", j.parentKey, "parent", j.parent)
+  return 0
+end
+
+local function insertJob(k, j, now)
+  if j.parentKey and redis.call("EXISTS", j.parentKey) == 0 then
+    return nil, -5
+  end
+  -- The counter moves on every add, custom ids and duplicates included, as bullmq's does.
+  local counter = redis.call("INCR", k.id)
+  local maxEvents = getMaxEvents(k.meta)
+
+  local jobId = j.customId
+  if jobId == "" then
+    jobId = tostring(counter)
+  end
+  local jobKey = k.base .. jobId
+  if j.customId ~= "" and redis.call("EXISTS", jobKey) == 1 then
+    if j.parentKey then
+      local attached = attachExistingToParent(k, jobId, jobKey, j, now)
+      if attached < 0 then
+        if j.deferParentRelease then
+          redis.call("HSET", j.parentKey, "flowAttachmentFailed", 1)
+        end
+        return nil, attached
+      end
+    end
+    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "duplicated", "jobId", jobId)
+    return jobId, true
+  end
+
+  redis.call("HSET", jobKey, "name", j.name, "data", j.data, "opts", j.opts, "timestamp", j.timestamp,
+    "delay", j.delay, "priority", j.priority)
+  if j.parentKey then
+    redis.call("HSET", jobKey, "parentKey", j.parentKey, "parent", j.parent)
+  end
+  if #j.fields > 0 then
+    redis.call("HSET", jobKey, unpack(j.fields))
+  end
+  redis.call("XADD", k.events, "*", "event", "added", "jobId", jobId, "name", j.name)
+
+  if j.asParent then
+    redis.call("ZADD", k.waitingChildren, j.timestamp, jobId)
+    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "waiting-children", "jobId", jobId)
+  elseif j.delay > 0 then
+    local dueTs = j.timestamp + j.delay
+    redis.call("ZADD", k.delayed, delayedScore(k.delayed, dueTs), jobId)
+    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "delayed", "jobId", jobId, "delay", dueTs)
+    signalNextDelayed(k.marker, k.delayed)
+  else
+    local pushCmd = "LPUSH"
+    if j.lifo then
+      pushCmd = "RPUSH"
+    end
+    enqueueReadyJob(k.wait, k.prioritized, k.pc, k.marker, jobId, j.priority, pushCmd, isPausedOrMaxed(k.meta, k.active))
+    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "waiting", "jobId", jobId)
+  end
+
+  if j.parentKey then
+    redis.call("SADD", j.parentKey .. ":dependencies", jobKey)
+  end
+  return jobId, false
+end
+
+-- The key table of a queue, from its base key (with the trailing colon).
+local function queueKeysFromBase(base)
+  return {base = base, wait = base .. "wait", meta = base .. "meta", id = base .. "id",
+    delayed = base .. "delayed", prioritized = base .. "prioritized", pc = base .. "pc",
+    marker = base .. "marker", events = base .. "events", active = base .. "active",
+    waitingChildren = base .. "waiting-children", completed = base .. "completed"}
+end
