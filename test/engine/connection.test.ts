@@ -1,6 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import net from 'node:net';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Queue, ValidationError, Worker, type Job } from '../../engine';
@@ -138,54 +135,9 @@ describe('maxmemory-policy', () => {
   });
 });
 
-/** redis-server on a given port and dir (startRedis picks its own port; a restart needs the same). */
-async function startRedisAt(port: number, dir: string): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dir,
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-    ],
-    { stdio: 'ignore' },
-  );
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.end();
-        resolve(true);
-      });
-      socket.once('error', () => {
-        socket.destroy();
-        resolve(false);
-      });
-    });
-    if (up) return child;
-    if (Date.now() > deadline) throw new Error(`redis-server did not come back on ${port}`);
-    await sleep(50);
-  }
-}
-
-function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGKILL');
-  return exited;
-}
-
 describe('a Redis restart', () => {
   it('is survived by a producer and a worker', async () => {
     const server = await startRedis();
-    let restarted: ChildProcess | undefined;
     try {
       const connection = { host: '127.0.0.1', port: server.port, maxRetriesPerRequest: null };
       const name = uniqueQueueName('restart');
@@ -206,9 +158,9 @@ describe('a Redis restart', () => {
       await waitFor(() => completed.includes('before'));
       expect(before.id).toBe('1');
 
-      await kill(server.process);
+      await server.kill();
       await sleep(500);
-      restarted = await startRedisAt(server.port, server.dir);
+      await server.restart();
 
       // The data is gone (no persistence); the scripts must be loaded again too.
       const after = await queue.add('after', { n: 2 });
@@ -217,9 +169,7 @@ describe('a Redis restart', () => {
       expect(await probe.hget(`bull:${name}:${after.id}`, 'returnvalue')).toBe('20');
       expect(await probe.zscore(`bull:${name}:completed`, after.id)).not.toBeNull();
     } finally {
-      if (restarted) await kill(restarted);
-      await kill(server.process);
-      rmSync(server.dir, { recursive: true, force: true });
+      await server.stop();
     }
   });
 });

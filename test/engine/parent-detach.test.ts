@@ -13,7 +13,8 @@ import { describe, expect, it } from 'vitest';
 import { Queue } from '../../engine';
 import type { WorkerSide } from '../helpers/child-worker';
 import { useCleanup } from '../helpers/cleanup';
-import { eventsNamed, gate, jobIdsOf, jobKeys } from '../helpers/interop-admin';
+import { gate } from '../helpers/interop-core';
+import { eventsNamed, jobIdsOf, jobKeys } from '../helpers/redis-state';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 import { startSideWorker, type SideJob } from '../helpers/side-worker';
 

@@ -1,11 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import net from 'node:net';
 import { Queue as BullQueue, QueueEvents as BullQueueEvents, Worker as BullWorker } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FinishedEventsSource } from '../../engine/job';
 import { QueueEvents, type QueueEventsOptions } from '../../engine/queue-events';
+import { startTcpProxy } from '../helpers/engine-tcp-proxy';
 import { rawClient, redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';
 import { startRedis } from '../setup/redis-server';
 
@@ -415,48 +413,9 @@ describe('QueueEvents interop with bullmq 6.7.0', () => {
 
 // ---- a connection that stops answering without closing ----------------------------------
 
-/**
- * A TCP proxy to the test Redis whose open connections can be frozen: bytes are dropped and the
- * sockets stay open, as on a half-open connection. Connections made later pass normally.
- */
-async function freezableProxy(): Promise<{
-  port: number;
-  freeze: () => void;
-  close: () => Promise<void>;
-}> {
-  const frozen = new Set<net.Socket>();
-  const live = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(redisOptions().port, '127.0.0.1');
-    for (const socket of [client, upstream]) {
-      live.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => {
-        live.delete(socket);
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.on('data', (chunk) => !frozen.has(client) && upstream.write(chunk));
-    upstream.on('data', (chunk) => !frozen.has(client) && client.write(chunk));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (!address || typeof address !== 'object') throw new Error('proxy has no port');
-  return {
-    port: address.port,
-    freeze: () => live.forEach((socket) => frozen.add(socket)),
-    close: () =>
-      new Promise((resolve) => {
-        live.forEach((socket) => socket.destroy());
-        server.close(() => resolve());
-      }),
-  };
-}
-
 describe('QueueEvents on a connection that stops answering', () => {
   it('gives up on an XREAD past blockingTimeout + grace, reconnects and reads on', async () => {
-    const proxy = await freezableProxy();
+    const proxy = await startTcpProxy(redisOptions().port);
     cleanups.push(() => proxy.close());
     const name = uniqueQueueName('qe-frozen');
     const qe = new QueueEvents(name, {
@@ -466,7 +425,9 @@ describe('QueueEvents on a connection that stops answering', () => {
     cleanups.push(() => qe.close());
     const received = record(qe, ['waiting']);
     await qe.waitUntilReady();
-    proxy.freeze(); // ioredis sees no error and no close: only a watchdog can notice
+    // Every open connection ('' is in all) stops relaying, its sockets stay open: ioredis sees no
+    // error and no close, only a watchdog can notice. Connections made later pass normally.
+    proxy.freezeWhere('');
     await raw().xadd(eventsKey(name), '*', 'event', 'waiting', 'jobId', '1');
     await waitFor(() => received.length === 1, 5_000);
     await sleep(100);
@@ -476,67 +437,10 @@ describe('QueueEvents on a connection that stops answering', () => {
 
 // ---- a Redis restart, on a server of this test's own ---------------------------------------
 
-/** Waits until something accepts TCP connections on the port. */
-async function waitForListening(port: number, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.end();
-        resolve(true);
-      });
-      socket.once('error', () => {
-        socket.destroy();
-        resolve(false);
-      });
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`redis-server did not listen on ${port}`);
-    await sleep(50);
-  }
-}
-
-/** SIGKILL, as in a crash; resolves once the process is gone. */
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
-}
-
-/** Kills a redis-server and starts a new one on the same port with startRedis()'s arguments. */
-async function restartRedis(child: ChildProcess, port: number, dir: string): Promise<ChildProcess> {
-  await stopProcess(child);
-  // Keep in step with startRedis() in test/setup/redis-server.ts.
-  const args = [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--dir',
-    dir,
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-    '--maxmemory-policy',
-    'noeviction',
-  ];
-  const next = spawn('redis-server', args, { stdio: 'ignore' });
-  await waitForListening(port);
-  return next;
-}
-
 describe('QueueEvents across a Redis restart', () => {
   it('reconnects, renames its connection and keeps receiving', async () => {
     const server = await startRedis();
-    let child = server.process;
-    cleanups.push(async () => {
-      await stopProcess(child);
-      // Not server.stop(): it waits for an exit of the first process, which already happened.
-      rmSync(server.dir, { recursive: true, force: true });
-    });
+    cleanups.push(() => server.stop());
     const connection: RedisOptions = {
       host: '127.0.0.1',
       port: server.port,
@@ -556,7 +460,7 @@ describe('QueueEvents across a Redis restart', () => {
     await redis.xadd(eventsKey(name), '*', 'event', 'waiting', 'jobId', 'before');
     await waitFor(() => received.length === 1, 3_000);
 
-    child = await restartRedis(child, server.port, server.dir);
+    await server.restart();
     // Back, and named again (ioredis re-sends CLIENT SETNAME on reconnect).
     await waitFor(
       async () => ((await redis.client('LIST')) as string).includes(`name=bull:${b64(name)}:qe `),

@@ -8,6 +8,7 @@ import { RedisQueueOperations } from '../../engine/backend/redis/queue-operation
 import { QueueKeys } from '../../engine/keys';
 import { registerScripts } from '../../engine/scripts/loader';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';
+import { queueKeys as fullQueueKeys, queueKey, readStream } from '../helpers/redis-state';
 
 type Closable = { quit(): Promise<unknown> } | { close(): Promise<unknown> };
 
@@ -104,15 +105,8 @@ export async function finishNext(
 
 /** Every key of the queue (SCAN), sorted, without the `bull:<name>:` part. */
 export async function queueKeys(client: Redis, name: string): Promise<string[]> {
-  const prefix = `bull:${name}:`;
-  const found: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    found.push(...batch);
-  } while (cursor !== '0');
-  return found.map((key) => key.slice(prefix.length)).sort();
+  const prefix = queueKey(name);
+  return (await fullQueueKeys(client, name)).map((key) => key.slice(prefix.length));
 }
 
 /** Keys that belong to jobs (hashes and their sub-keys), per spec §1. */
@@ -150,12 +144,7 @@ export async function jobKeys(client: Redis, name: string): Promise<string[]> {
 }
 
 export async function events(client: Redis, keys: QueueKeys): Promise<Record<string, string>[]> {
-  const entries = await client.xrange(keys.events, '-', '+');
-  return entries.map(([, fields]) => {
-    const record: Record<string, string> = {};
-    for (let i = 0; i + 1 < fields.length; i += 2) record[fields[i]!] = fields[i + 1]!;
-    return record;
-  });
+  return (await readStream(client, keys.events)).map((entry) => entry.fields);
 }
 
 /** Events after the first `skip`, without the ones adds wrote. */
@@ -218,14 +207,10 @@ export async function snapshot(client: Redis, name: string): Promise<Record<stri
       }
       picture[key] = fields;
     } else if (type === 'stream') {
-      const entries = await client.xrange(full, '-', '+');
-      picture[key] = entries.map(([, f]) => {
+      picture[key] = (await readStream(client, full)).map(({ fields }) => {
         const record: Record<string, string> = {};
-        for (let i = 0; i + 1 < f.length; i += 2) {
-          const field = f[i]!;
-          record[field] = ['event', 'jobId', 'prev', 'count', 'name'].includes(field)
-            ? f[i + 1]!
-            : '*';
+        for (const [field, value] of Object.entries(fields)) {
+          record[field] = ['event', 'jobId', 'prev', 'count', 'name'].includes(field) ? value : '*';
         }
         return record;
       });

@@ -13,6 +13,7 @@ import {
 } from '../../engine';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';
+import { streamEntries } from '../helpers/redis-state';
 
 const track = useCleanup();
 
@@ -27,13 +28,8 @@ interface StreamEvent {
 }
 
 async function jobEvents(redis: Redis, name: string, jobId: string): Promise<StreamEvent[]> {
-  const entries = await redis.xrange(`bull:${name}:events`, '-', '+');
-  return entries
-    .map(([id, flat]) => {
-      const fields: Record<string, string> = {};
-      for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
-      return { at: Number(id.split('-')[0]), fields };
-    })
+  return (await streamEntries(redis, name))
+    .map(({ id, fields }) => ({ at: Number(id.split('-')[0]), fields }))
     .filter((event) => event.fields.jobId === jobId);
 }
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Queue, Worker, workerConnectionName, type Job } from '../../engine';
 import { useCleanup } from '../helpers/cleanup';
 import { startTcpProxy } from '../helpers/engine-tcp-proxy';
-import { spawnOxmqChild, type OxmqChild } from '../helpers/oxmq-child';
+import { startChildWorker, type ChildWorker } from '../helpers/child-worker';
 import { rawClient, redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';
 
 const track = useCleanup();
@@ -31,6 +31,30 @@ async function clientList(): Promise<Record<string, string>[]> {
           }),
       ),
     );
+}
+
+/**
+ * Starts a worker named `rescuer` whose stalled checker (every 300 ms) must find the abandoned
+ * job and run it again; resolves once the job completed, with its hash and the ids the rescuer
+ * reported as stalled.
+ */
+async function rescue(
+  name: string,
+  jobId: string,
+  processor: (job: Job) => Promise<unknown>,
+): Promise<{ hash: Record<string, string>; stalled: string[] }> {
+  const redis = track(rawClient());
+  const stalled: string[] = [];
+  const rescuer = track(
+    new Worker(name, processor, {
+      connection: redisOptions(),
+      stalledInterval: 300,
+      name: 'rescuer',
+    }),
+  );
+  rescuer.on('stalled', (id: string) => stalled.push(id));
+  await waitFor(async () => (await redis.zscore(`bull:${name}:completed`, jobId)) !== null, 15_000);
+  return { hash: await redis.hgetall(`bull:${name}:${jobId}`), stalled };
 }
 
 describe('concurrency', () => {
@@ -129,20 +153,7 @@ describe('close', () => {
     expect(await redis.lrange(`bull:${name}:active`, 0, -1)).toEqual([job.id]);
     expect(await redis.hget(`bull:${name}:${job.id}`, 'pb')).toBe('doomed');
 
-    const stalled: string[] = [];
-    const rescuer = track(
-      new Worker(name, async () => 'rescued', {
-        connection: redisOptions(),
-        stalledInterval: 300,
-        name: 'rescuer',
-      }),
-    );
-    rescuer.on('stalled', (id: string) => stalled.push(id));
-    await waitFor(
-      async () => (await redis.zscore(`bull:${name}:completed`, job.id)) !== null,
-      15_000,
-    );
-    const hash = await redis.hgetall(`bull:${name}:${job.id}`);
+    const { hash, stalled } = await rescue(name, job.id, async () => 'rescued');
     expect(hash.stc).toBe('1');
     expect(hash.returnvalue).toBe('"rescued"');
     expect(hash.pb).toBe('rescuer');
@@ -296,7 +307,7 @@ describe('locks and stalled jobs', () => {
   });
 
   describe('a worker process killed with SIGKILL', () => {
-    let child: OxmqChild | undefined;
+    let child: ChildWorker | undefined;
     afterEach(async () => {
       await child?.kill();
       child = undefined;
@@ -307,7 +318,8 @@ describe('locks and stalled jobs', () => {
       const redis = track(rawClient());
       const queue = track(new Queue(name, { connection: redisOptions() }));
       const job = await queue.add('crash', { n: 1 });
-      child = await spawnOxmqChild({
+      child = await startChildWorker({
+        side: 'oxmq',
         queueName: name,
         port: redisOptions().port,
         workerName: 'child',
@@ -320,20 +332,9 @@ describe('locks and stalled jobs', () => {
       expect(await redis.exists(`bull:${name}:${job.id}:lock`)).toBe(1);
       await child.kill();
 
-      const stalled: string[] = [];
-      const rescuer = track(
-        new Worker(name, async (rescued: Job<{ n: number }>) => ({ rescued: rescued.data.n }), {
-          connection: redisOptions(),
-          stalledInterval: 300,
-          name: 'rescuer',
-        }),
-      );
-      rescuer.on('stalled', (id: string) => stalled.push(id));
-      await waitFor(
-        async () => (await redis.zscore(`bull:${name}:completed`, job.id)) !== null,
-        15_000,
-      );
-      const hash = await redis.hgetall(`bull:${name}:${job.id}`);
+      const { hash, stalled } = await rescue(name, job.id, async (rescued: Job<{ n: number }>) => ({
+        rescued: rescued.data.n,
+      }));
       expect(hash.stc).toBe('1');
       expect(hash.ats).toBe('2');
       expect(hash.atm).toBe('1');

@@ -1,12 +1,45 @@
 /**
- * One in-process worker of either library (N = OxMQ, B = bullmq 6.7.0) behind the same small
- * surface, so an interop case can run one scenario in both directions. Its events are recorded
- * for assertions.
+ * One in-process producer or worker of either library (N = OxMQ, B = bullmq 6.7.0) behind the
+ * same small surface, so an interop case can run one scenario in both directions. A worker's
+ * events are recorded for assertions.
  */
-import { Worker as BullWorker } from 'bullmq';
-import { Worker } from '../../engine';
+import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
+import { Queue, Worker } from '../../engine';
 import type { WorkerSide } from './child-worker';
+import type { Track } from './cleanup';
+import type { SharedJobsOptions } from './interop-core';
 import { redisOptions } from './redis';
+
+/** Both directions of a case: who adds the jobs, who processes them. */
+export const DIRECTIONS: { producer: WorkerSide; consumer: WorkerSide }[] = [
+  { producer: 'bullmq', consumer: 'oxmq' },
+  { producer: 'oxmq', consumer: 'bullmq' },
+];
+
+export const sideLabel = (side: WorkerSide) => (side === 'oxmq' ? 'N' : 'B');
+export const otherSide = (side: WorkerSide): WorkerSide => (side === 'oxmq' ? 'bullmq' : 'oxmq');
+
+/** Adds jobs with one library's Queue; resolves with the job ids. */
+export interface SideProducer {
+  add(name: string, data: unknown, opts?: SharedJobsOptions): Promise<string>;
+  addBulk(jobs: { name: string; data: unknown }[]): Promise<string[]>;
+}
+
+/** A producer of `side` on a new Queue, closed by `track` after the test. */
+export function sideProducer(track: Track, side: WorkerSide, queueName: string): SideProducer {
+  if (side === 'bullmq') {
+    const queue = track(new BullQueue(queueName, { connection: redisOptions() }));
+    return {
+      add: async (name, data, opts) => (await queue.add(name, data, opts)).id!,
+      addBulk: async (jobs) => (await queue.addBulk(jobs)).map((job) => job.id!),
+    };
+  }
+  const queue = track(new Queue(queueName, { connection: redisOptions() }));
+  return {
+    add: async (name, data, opts) => (await queue.add(name, data, opts)).id,
+    addBulk: async (jobs) => (await queue.addBulk(jobs)).map((job) => job.id),
+  };
+}
 
 export interface SideJob {
   id: string;

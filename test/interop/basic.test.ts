@@ -9,14 +9,9 @@ import { Queue as BullQueue, QueueEvents as BullQueueEvents, Worker as BullWorke
 import { describe, expect, it } from 'vitest';
 import { OXMQ_VERSION, Queue, Worker, type Job } from '../../engine';
 import { useCleanup } from '../helpers/cleanup';
-import {
-  type SharedJobsOptions,
-  collectErrors,
-  queueKey,
-  readEvents,
-  zsetWithScores,
-} from '../helpers/interop-core';
+import { type SharedJobsOptions, collectErrors } from '../helpers/interop-core';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
+import { queueKey, streamEntries, zsetWithScores } from '../helpers/redis-state';
 
 const track = useCleanup();
 const connection = () => ({ connection: redisOptions() });
@@ -272,8 +267,8 @@ describe('interop §15.3: hash byte-compatibility of adds', () => {
     expect(await redis.zscore(queueKey(nName, 'marker'), '1')).toBe(String(due));
     expect(await redis.zscore(queueKey(nName, 'marker'), '0')).toBe('0');
 
-    const bEvents = (await readEvents(redis, bName)).map((e) => e.fields);
-    const nEvents = (await readEvents(redis, nName)).map((e) => e.fields);
+    const bEvents = (await streamEntries(redis, bName)).map((e) => e.fields);
+    const nEvents = (await streamEntries(redis, nName)).map((e) => e.fields);
     expect(nEvents).toEqual(bEvents);
     expect(nEvents.some((e) => e.event === 'duplicated' && e.jobId === 'custom-1')).toBe(true);
 
@@ -311,8 +306,8 @@ describe('interop §15.3: hash byte-compatibility of adds', () => {
         await zsetWithScores(redis, queueKey(bName, set)),
       );
     }
-    expect((await readEvents(redis, nName)).map((e) => e.fields)).toEqual(
-      (await readEvents(redis, bName)).map((e) => e.fields),
+    expect((await streamEntries(redis, nName)).map((e) => e.fields)).toEqual(
+      (await streamEntries(redis, bName)).map((e) => e.fields),
     );
   });
 

@@ -16,25 +16,17 @@ import { Queue, QueueEvents, Worker } from '../../engine';
 import { bullBoard } from '../helpers/bull-board-harness';
 import type { WorkerSide } from '../helpers/child-worker';
 import { useCleanup } from '../helpers/cleanup';
-import {
-  eventsNamed,
-  gate,
-  jobIdsOf,
-  jobKeys,
-  workerNameBase,
-  type Gate,
-} from '../helpers/interop-admin';
+import { gate, type Gate } from '../helpers/interop-core';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
-import { startSideWorker, type SideJob, type SideWorker } from '../helpers/side-worker';
+import { eventsNamed, jobIdsOf, jobKeys, workerNameBase } from '../helpers/redis-state';
+import {
+  sideProducer,
+  startSideWorker,
+  type SideJob,
+  type SideWorker,
+} from '../helpers/side-worker';
 
 const track = useCleanup();
-
-interface AddOpts {
-  jobId: string;
-  priority?: number;
-  delay?: number;
-  lifo?: boolean;
-}
 
 /** A job of each state comes from the same processor on both sides. */
 function processor(release: Gate) {
@@ -80,14 +72,7 @@ interface Populated {
 async function populate(side: WorkerSide): Promise<Populated> {
   const name = uniqueQueueName(`board-${side}`);
   const release = gate();
-  let add: (jobName: string, data: unknown, opts: AddOpts) => Promise<string>;
-  if (side === 'oxmq') {
-    const queue = track(new Queue(name, { connection: redisOptions() }));
-    add = async (jobName, data, opts) => (await queue.add(jobName, data, opts)).id;
-  } else {
-    const queue = track(new BullQueue(name, { connection: redisOptions() }));
-    add = async (jobName, data, opts) => (await queue.add(jobName, data, opts)).id ?? '';
-  }
+  const { add } = sideProducer(track, side, name);
 
   await add('ok', { n: 1 }, { jobId: 'c-1' });
   await add('ok', { n: 2 }, { jobId: 'c-2' });

@@ -9,14 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { Queue } from '../../engine';
 import type { WorkerSide } from '../helpers/child-worker';
 import { useCleanup } from '../helpers/cleanup';
-import {
-  eventsNamed,
-  gate,
-  jobIdsOf,
-  jobKeys,
-  queueKeys,
-  type Gate,
-} from '../helpers/interop-admin';
+import { gate, type Gate } from '../helpers/interop-core';
+import { eventsNamed, jobIdsOf, jobKeys, queueKeys } from '../helpers/redis-state';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 import { startSideWorker, type SideWorker } from '../helpers/side-worker';
 

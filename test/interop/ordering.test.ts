@@ -5,44 +5,15 @@
 import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { Queue, Worker } from '../../engine';
+import type { WorkerSide } from '../helpers/child-worker';
 import { useCleanup } from '../helpers/cleanup';
-import {
-  type SharedJobsOptions,
-  collectErrors,
-  queueKey,
-  waitForBlockedWorker,
-  zsetWithScores,
-} from '../helpers/interop-core';
+import { collectErrors, waitForBlockedWorker } from '../helpers/interop-core';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
+import { queueKey, zsetWithScores } from '../helpers/redis-state';
+import { DIRECTIONS, sideProducer } from '../helpers/side-worker';
 
 const track = useCleanup();
 const connection = () => ({ connection: redisOptions() });
-
-type Side = 'bullmq' | 'oxmq';
-const directions: { producer: Side; consumer: Side }[] = [
-  { producer: 'bullmq', consumer: 'oxmq' },
-  { producer: 'oxmq', consumer: 'bullmq' },
-];
-
-interface Producer {
-  add(name: string, data: unknown, opts?: SharedJobsOptions): Promise<string>;
-  addBulk(jobs: { name: string; data: unknown }[]): Promise<string[]>;
-}
-
-function producer(side: Side, queueName: string): Producer {
-  if (side === 'bullmq') {
-    const queue = track(new BullQueue(queueName, connection()));
-    return {
-      add: async (name, data, opts) => (await queue.add(name, data, opts)).id!,
-      addBulk: async (jobs) => (await queue.addBulk(jobs)).map((job) => job.id!),
-    };
-  }
-  const queue = track(new Queue(queueName, connection()));
-  return {
-    add: async (name, data, opts) => (await queue.add(name, data, opts)).id,
-    addBulk: async (jobs) => (await queue.addBulk(jobs)).map((job) => job.id),
-  };
-}
 
 interface Started {
   id: string;
@@ -56,7 +27,7 @@ interface Started {
  * the record and the worker's error list (asserted empty at the end of each test).
  */
 function consumer(
-  side: Side,
+  side: WorkerSide,
   queueName: string,
   opts: { drainDelay?: number } = {},
 ): { started: Started[]; errors: Error[] } {
@@ -72,12 +43,12 @@ function consumer(
   return { started, errors: collectErrors(worker) };
 }
 
-describe.each(directions)(
+describe.each(DIRECTIONS)(
   'interop §15.4-6 ordering: $producer producer → $consumer worker',
   ({ producer: producerSide, consumer: consumerSide }) => {
     it('§15.4 FIFO: 20 jobs run in insertion order', async () => {
       const name = uniqueQueueName('i4');
-      const p = producer(producerSide, name);
+      const p = sideProducer(track, producerSide, name);
       const ids: string[] = [];
       for (let i = 0; i < 20; i++) ids.push(await p.add('fifo', { i }));
       const { started, errors } = consumer(consumerSide, name);
@@ -89,7 +60,7 @@ describe.each(directions)(
 
     it('§15.4 FIFO across add and addBulk: one insertion order', async () => {
       const name = uniqueQueueName('i4bulk');
-      const p = producer(producerSide, name);
+      const p = sideProducer(track, producerSide, name);
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) ids.push(await p.add('fifo', { i }));
       ids.push(...(await p.addBulk([3, 4, 5, 6, 7].map((i) => ({ name: 'bulk', data: { i } })))));
@@ -103,7 +74,7 @@ describe.each(directions)(
 
     it('§15.5 LIFO: lifo jobs first in reverse insertion order, then the FIFO ones', async () => {
       const name = uniqueQueueName('i5');
-      const p = producer(producerSide, name);
+      const p = sideProducer(track, producerSide, name);
       const fifo: string[] = [];
       const lifo: string[] = [];
       for (let i = 0; i < 8; i++) {
@@ -119,7 +90,7 @@ describe.each(directions)(
     it('§15.6 priorities: priority 0 first, then 1 (FIFO among equals), 3, 5', async () => {
       const name = uniqueQueueName('i6');
       const redis = track(rawClient());
-      const p = producer(producerSide, name);
+      const p = sideProducer(track, producerSide, name);
       const a5 = await p.add('p5', {}, { priority: 5 });
       const b1 = await p.add('p1-first', {}, { priority: 1 });
       const c3 = await p.add('p3', {}, { priority: 3 });
@@ -215,13 +186,13 @@ describe('interop §15.7: delayed jobs', () => {
   });
 });
 
-describe.each(directions)(
+describe.each(DIRECTIONS)(
   'interop §15.8 marker wake-up: $producer adds, blocked $consumer worker',
   ({ producer: producerSide, consumer: consumerSide }) => {
     it('starts the job well before the 5 s drain delay runs out', async () => {
       const name = uniqueQueueName('i8');
       const redis = track(rawClient());
-      const p = producer(producerSide, name);
+      const p = sideProducer(track, producerSide, name);
       const { started, errors } = consumer(consumerSide, name, { drainDelay: 5 });
       await waitForBlockedWorker(redis, name);
 
@@ -236,7 +207,7 @@ describe.each(directions)(
     it('wakes again for a second job after finishing the first (marker re-armed)', async () => {
       const name = uniqueQueueName('i8b');
       const redis = track(rawClient());
-      const p = producer(producerSide, name);
+      const p = sideProducer(track, producerSide, name);
       const { started, errors } = consumer(consumerSide, name, { drainDelay: 5 });
       await waitForBlockedWorker(redis, name);
       await p.add('first', {});

@@ -8,13 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { Queue } from '../../engine';
 import type { WorkerSide } from '../helpers/child-worker';
 import { useCleanup } from '../helpers/cleanup';
-import { eventsNamed, jobKeys, streamEntries } from '../helpers/interop-admin';
 import { rawClient, redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';
-import { startSideWorker } from '../helpers/side-worker';
+import { eventsNamed, jobKeys, streamEntries } from '../helpers/redis-state';
+import { otherSide, sideLabel, startSideWorker } from '../helpers/side-worker';
 
 const track = useCleanup();
-const label = (side: WorkerSide) => (side === 'oxmq' ? 'N' : 'B');
-const other = (side: WorkerSide): WorkerSide => (side === 'oxmq' ? 'bullmq' : 'oxmq');
 
 interface JobOpts {
   jobId?: string;
@@ -64,11 +62,11 @@ async function expectNoPausedList(redis: Redis, name: string): Promise<void> {
 
 describe('§15.21 pause/resume', () => {
   for (const pauser of ['bullmq', 'oxmq'] as const) {
-    const adder = other(pauser);
+    const adder = otherSide(pauser);
     // The adding side resumes here; the pausing side's resume is covered by the other direction.
     const resumer = adder;
 
-    it(`${label(pauser)} pauses, ${label(adder)} adds: no worker starts a job until ${label(resumer)} resumes`, async () => {
+    it(`${sideLabel(pauser)} pauses, ${sideLabel(adder)} adds: no worker starts a job until ${sideLabel(resumer)} resumes`, async () => {
       const name = uniqueQueueName('pause');
       const redis = track(rawClient());
       const queues = {
@@ -140,9 +138,9 @@ describe('§15.21 pause/resume', () => {
 
 describe('§15.23 custom-id duplicates', () => {
   for (const first of ['bullmq', 'oxmq'] as const) {
-    const second = other(first);
+    const second = otherSide(first);
 
-    it(`${label(first)} adds jobId 'x', ${label(second)} adds it again: same id, duplicated event, nothing written`, async () => {
+    it(`${sideLabel(first)} adds jobId 'x', ${sideLabel(second)} adds it again: same id, duplicated event, nothing written`, async () => {
       const name = uniqueQueueName('dup');
       const redis = track(rawClient());
       const producers = {

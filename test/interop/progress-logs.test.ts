@@ -11,8 +11,9 @@ import {
 import { describe, expect, it } from 'vitest';
 import { Queue, QueueEvents, Worker, type Job } from '../../engine';
 import { useCleanup } from '../helpers/cleanup';
-import { collectErrors, jobEvents, queueKey } from '../helpers/interop-core';
+import { collectErrors } from '../helpers/interop-core';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
+import { jobEvents, queueKey } from '../helpers/redis-state';
 
 const track = useCleanup();
 const connection = () => ({ connection: redisOptions() });

@@ -10,24 +10,16 @@ import {
   type Job as BullJob,
 } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { Queue, Worker, type Job } from '../../engine';
+import { Worker, type Job } from '../../engine';
+import type { WorkerSide } from '../helpers/child-worker';
 import { useCleanup } from '../helpers/cleanup';
-import {
-  type SharedJobsOptions,
-  collectErrors,
-  jobEvents,
-  queueKey,
-} from '../helpers/interop-core';
+import { type SharedJobsOptions, collectErrors } from '../helpers/interop-core';
 import { rawClient, redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';
+import { jobEvents, queueKey } from '../helpers/redis-state';
+import { DIRECTIONS, sideProducer } from '../helpers/side-worker';
 
 const track = useCleanup();
 const connection = () => ({ connection: redisOptions() });
-
-type Side = 'bullmq' | 'oxmq';
-const directions: { producer: Side; consumer: Side }[] = [
-  { producer: 'bullmq', consumer: 'oxmq' },
-  { producer: 'oxmq', consumer: 'bullmq' },
-];
 
 /** What a processor sees of a job, whichever library runs it. */
 interface RunningJob {
@@ -39,18 +31,7 @@ interface RunningJob {
 }
 type Handler = (job: RunningJob) => Promise<unknown>;
 
-function producer(side: Side, queueName: string) {
-  if (side === 'bullmq') {
-    const queue = track(new BullQueue(queueName, connection()));
-    return async (name: string, data: unknown, opts?: SharedJobsOptions) =>
-      (await queue.add(name, data, opts)).id!;
-  }
-  const queue = track(new Queue(queueName, connection()));
-  return async (name: string, data: unknown, opts?: SharedJobsOptions) =>
-    (await queue.add(name, data, opts)).id;
-}
-
-function consumer(side: Side, queueName: string, handler: Handler): Error[] {
+function consumer(side: WorkerSide, queueName: string, handler: Handler): Error[] {
   const common = { ...connection(), concurrency: 1 };
   const worker =
     side === 'bullmq'
@@ -66,13 +47,13 @@ async function eventTrail(redis: ReturnType<typeof rawClient>, queueName: string
   );
 }
 
-describe.each(directions)(
+describe.each(DIRECTIONS)(
   'interop §15.9-10 retries: $producer producer → $consumer worker',
   ({ producer: producerSide, consumer: consumerSide }) => {
     it('§15.9 exponential backoff 200/400 ms, then success', async () => {
       const name = uniqueQueueName('i9');
       const redis = track(rawClient());
-      const add = producer(producerSide, name);
+      const { add } = sideProducer(track, producerSide, name);
       const id = await add(
         'flaky',
         { n: 1 },
@@ -138,7 +119,7 @@ describe.each(directions)(
     it('§15.10 final failure after 2 attempts: failed, then retries-exhausted (attemptsMade "2")', async () => {
       const name = uniqueQueueName('i10');
       const redis = track(rawClient());
-      const add = producer(producerSide, name);
+      const { add } = sideProducer(track, producerSide, name);
       const bq = track(new BullQueue(name, connection()));
       const bqe = track(new BullQueueEvents(name, connection()));
       await bqe.waitUntilReady();
@@ -202,13 +183,13 @@ describe.each(directions)(
   },
 );
 
-describe.each(directions)(
+describe.each(DIRECTIONS)(
   'interop §15.11 keep rules: $producer producer → $consumer worker',
   ({ producer: producerSide, consumer: consumerSide }) => {
     it('removeOnComplete: 2 keeps the newest two; removeOnFail {age: 1} drops older failures', async () => {
       const name = uniqueQueueName('i11');
       const redis = track(rawClient());
-      const add = producer(producerSide, name);
+      const { add } = sideProducer(track, producerSide, name);
       const finished: string[] = [];
       const errors = consumer(consumerSide, name, async (job) => {
         await job.log(`log of ${job.id}`);
@@ -273,7 +254,7 @@ describe.each(directions)(
     it('removeOnComplete: true deletes the job with its logs but still emits completed', async () => {
       const name = uniqueQueueName('i11b');
       const redis = track(rawClient());
-      const add = producer(producerSide, name);
+      const { add } = sideProducer(track, producerSide, name);
       const errors = consumer(consumerSide, name, async (job) => {
         await job.log('about to vanish');
         return 'gone';

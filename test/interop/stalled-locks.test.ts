@@ -3,47 +3,35 @@
  * OxMQ (N) and bullmq 6.7.0 (B). The worker that dies runs in a child process and is SIGKILLed,
  * so its lock expires on its own; the surviving side's stalled checker must find the job.
  */
-import { Queue as BullQueue } from 'bullmq';
 import { describe, expect, inject, it } from 'vitest';
-import { Queue } from '../../engine';
 import { startChildWorker, type WorkerSide } from '../helpers/child-worker';
 import { useCleanup } from '../helpers/cleanup';
-import { eventsNamed, gate, streamEntries } from '../helpers/interop-admin';
-import { rawClient, redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';
-import { startSideWorker } from '../helpers/side-worker';
+import { gate } from '../helpers/interop-core';
+import { rawClient, sleep, uniqueQueueName, waitFor } from '../helpers/redis';
+import { eventsNamed, streamEntries } from '../helpers/redis-state';
+import { otherSide, sideLabel, sideProducer, startSideWorker } from '../helpers/side-worker';
 
 const track = useCleanup();
 
 const STALL_REASON = 'job stalled more than allowable limit';
-const other = (side: WorkerSide): WorkerSide => (side === 'oxmq' ? 'bullmq' : 'oxmq');
-const label = (side: WorkerSide) => (side === 'oxmq' ? 'N' : 'B');
 
 /** Adds a job with the given side's producer; returns its id. */
-async function addWith(
-  side: WorkerSide,
-  queueName: string,
-  name: string,
-  data: unknown,
-): Promise<string> {
-  if (side === 'oxmq') {
-    const queue = track(new Queue(queueName, { connection: redisOptions() }));
-    return (await queue.add(name, data)).id;
-  }
-  const queue = track(new BullQueue(queueName, { connection: redisOptions() }));
-  const job = await queue.add(name, data);
-  return job.id ?? '';
-}
+const addWith = (side: WorkerSide, queueName: string, name: string, data: unknown) =>
+  sideProducer(track, side, queueName).add(name, data);
 
 /** Adds a job, lets a child worker of `side` take it, and kills the child. */
 async function jobHeldByDeadWorker(side: WorkerSide, queueName: string): Promise<string> {
   const jobId = await addWith(side, queueName, 'victim', { n: 1 });
-  const child = await startChildWorker(side, {
+  const child = await startChildWorker({
+    side,
     queueName,
     port: inject('redisPort'),
     lockDuration: 1000,
+    // Its own checker would arm `stalled-check` and hold off the surviving worker's checker.
+    skipStalledCheck: true,
   });
   try {
-    expect(await child.took).toBe(jobId);
+    expect((await child.waitForMessage((m) => m.event === 'active')).jobId).toBe(jobId);
   } finally {
     await child.kill();
   }
@@ -52,9 +40,9 @@ async function jobHeldByDeadWorker(side: WorkerSide, queueName: string): Promise
 
 describe('§15.17 stalled recovery', () => {
   for (const dying of ['oxmq', 'bullmq'] as const) {
-    const survivor = other(dying);
+    const survivor = otherSide(dying);
 
-    it(`${label(dying)} worker dies holding a job: a ${label(survivor)} worker recovers and reprocesses it`, async () => {
+    it(`${sideLabel(dying)} worker dies holding a job: a ${sideLabel(survivor)} worker recovers and reprocesses it`, async () => {
       const name = uniqueQueueName('stall');
       const redis = track(rawClient());
       const jobId = await jobHeldByDeadWorker(dying, name);
@@ -91,7 +79,7 @@ describe('§15.17 stalled recovery', () => {
       expect(events.filter((f) => f.event === 'stalled')).toHaveLength(1);
     });
 
-    it(`maxStalledCount 0: a ${label(survivor)} checker defers the failure of a dead ${label(dying)} worker's job and a ${label(dying)} worker fails it without running the processor`, async () => {
+    it(`maxStalledCount 0: a ${sideLabel(survivor)} checker defers the failure of a dead ${sideLabel(dying)} worker's job and a ${sideLabel(dying)} worker fails it without running the processor`, async () => {
       const name = uniqueQueueName('stall0');
       const redis = track(rawClient());
       const jobId = await jobHeldByDeadWorker(dying, name);
@@ -169,9 +157,9 @@ describe('§15.17 stalled recovery', () => {
 
 describe('§15.18 lock renewal', () => {
   for (const runner of ['oxmq', 'bullmq'] as const) {
-    const checkerSide = other(runner);
+    const checkerSide = otherSide(runner);
 
-    it(`${label(runner)} job running 3× lockDuration is never stalled by a ${label(checkerSide)} checker`, async () => {
+    it(`${sideLabel(runner)} job running 3× lockDuration is never stalled by a ${sideLabel(checkerSide)} checker`, async () => {
       const name = uniqueQueueName('renew');
       const redis = track(rawClient());
       const jobId = await addWith(runner, name, 'long', {});

@@ -30,34 +30,30 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startRedis(
-  extraArgs: string[] = [],
-): Promise<{ port: number; process: ChildProcess; dir: string; stop: () => Promise<void> }> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'oxmq-redis-'));
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dir,
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--maxmemory-policy',
-      'noeviction',
-      ...extraArgs,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+/** A redis-server of a test's own (or the run's), on a port and directory it keeps. */
+export interface RedisServer {
+  readonly port: number;
+  readonly dir: string;
+  /** The running redis-server process (a new one after restart()). */
+  readonly process: ChildProcess;
+  /** SIGKILL, as in a crash; resolves once the process is gone. */
+  kill(): Promise<void>;
+  /**
+   * Kills the server if it still runs and starts a fresh one with the same arguments (port, dir):
+   * the data is gone, as after a crash without persistence.
+   */
+  restart(): Promise<void>;
+  /** SIGTERM (if still running, even after a kill() or a failed restart) and removes the dir. */
+  stop(): Promise<void>;
+}
+
+/** Spawns redis-server and resolves once it accepts connections on `port`. */
+async function launch(args: string[], port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
-  await new Promise<void>((resolve, reject) => {
+  const listening = new Promise<void>((resolve, reject) => {
     const deadline = Date.now() + 10_000;
     child.once('error', (error) =>
       reject(
@@ -82,15 +78,57 @@ export async function startRedis(
     };
     probe();
   });
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    rmSync(dir, { recursive: true, force: true });
+  try {
+    await listening;
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  return child;
+}
+
+async function terminate(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill(signal);
+  await exited;
+}
+
+export async function startRedis(extraArgs: string[] = []): Promise<RedisServer> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'oxmq-redis-'));
+  const port = await freePort();
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--maxmemory-policy',
+    'noeviction',
+    ...extraArgs,
+  ];
+  let child = await launch(args, port);
+  return {
+    port,
+    dir,
+    get process() {
+      return child;
+    },
+    kill: () => terminate(child, 'SIGKILL'),
+    async restart() {
+      await terminate(child, 'SIGKILL');
+      child = await launch(args, port);
+    },
+    async stop() {
+      await terminate(child, 'SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
-  return { port, process: child, dir, stop };
 }
 
 export default async function setup(project: TestProject) {

@@ -1,23 +1,30 @@
 /**
- * Helpers for the interop cases about queue administration, locks and listings (spec §15 cases
- * 17, 18, 21, 23, 26, 27, 29, 30): raw reads of a queue's keys and events stream, and a gate a
- * processor can wait on.
+ * Raw reads of a queue's Redis state (prefix `bull`, spec §1): its keys, its events stream and
+ * its sorted sets, for assertions that do not go through either library.
  */
 import type { Redis } from 'ioredis';
 
+export const queueKey = (queueName: string, suffix = '') => `bull:${queueName}:${suffix}`;
+
+/** One events-stream entry: its stream id and its fields as a map. */
 export interface StreamEntry {
   id: string;
   fields: Record<string, string>;
 }
 
-/** Every entry of the queue's events stream, oldest first. */
-export async function streamEntries(redis: Redis, queueName: string): Promise<StreamEntry[]> {
-  const entries = await redis.xrange(`bull:${queueName}:events`, '-', '+');
+/** Every entry of a stream, oldest first. */
+export async function readStream(redis: Redis, key: string): Promise<StreamEntry[]> {
+  const entries = await redis.xrange(key, '-', '+');
   return entries.map(([id, flat]) => {
     const fields: Record<string, string> = {};
     for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
     return { id, fields };
   });
+}
+
+/** Every entry of the queue's events stream, oldest first. */
+export function streamEntries(redis: Redis, queueName: string): Promise<StreamEntry[]> {
+  return readStream(redis, queueKey(queueName, 'events'));
 }
 
 /** Stream entries of one event name, as their field maps. */
@@ -31,12 +38,36 @@ export async function eventsNamed(
     .filter((f) => f.event === event);
 }
 
+/** The events of one job, as `{event, ...fields}` objects without the stream id. */
+export async function jobEvents(
+  redis: Redis,
+  queueName: string,
+  jobId: string,
+): Promise<Record<string, string>[]> {
+  return (await streamEntries(redis, queueName))
+    .map((entry) => entry.fields)
+    .filter((fields) => fields.jobId === jobId);
+}
+
+/** The stream's entries reduced to event names (drained included). */
+export async function eventNames(redis: Redis, queueName: string): Promise<string[]> {
+  return (await streamEntries(redis, queueName)).map((entry) => entry.fields.event ?? '?');
+}
+
+/** A sorted set as [member, score] pairs, lowest score first (scores as Redis prints them). */
+export async function zsetWithScores(redis: Redis, key: string): Promise<[string, string][]> {
+  const flat = await redis.zrange(key, 0, -1, 'WITHSCORES');
+  const pairs: [string, string][] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) pairs.push([flat[i]!, flat[i + 1]!]);
+  return pairs;
+}
+
 /** Every key of the queue (`bull:<queue>:*`), via SCAN, sorted. */
 export async function queueKeys(redis: Redis, queueName: string): Promise<string[]> {
   const found = new Set<string>();
   let cursor = '0';
   do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `bull:${queueName}:*`, 'COUNT', 1000);
+    const [next, keys] = await redis.scan(cursor, 'MATCH', queueKey(queueName, '*'), 'COUNT', 1000);
     cursor = next;
     keys.forEach((key) => found.add(key));
   } while (cursor !== '0');
@@ -72,7 +103,7 @@ const QUEUE_SUFFIX_PREFIXES = ['de:', 'dn:', 'metrics:'];
  * not one of the queue's own structures. An empty result after removing jobs means nothing leaked.
  */
 export async function jobKeys(redis: Redis, queueName: string): Promise<string[]> {
-  const base = `bull:${queueName}:`;
+  const base = queueKey(queueName);
   return (await queueKeys(redis, queueName)).filter((key) => {
     const suffix = key.slice(base.length);
     if (QUEUE_SUFFIXES.has(suffix)) return false;
@@ -85,20 +116,8 @@ export async function jobKeys(redis: Redis, queueName: string): Promise<string[]
 
 /** The job ids owning the given job keys (`<id>` or `<id>:<subkey>`, ids without colons). */
 export function jobIdsOf(keys: string[], queueName: string): string[] {
-  const base = `bull:${queueName}:`;
+  const base = queueKey(queueName);
   return [...new Set(keys.map((key) => key.slice(base.length).split(':')[0]!))].sort();
-}
-
-/** A promise a processor can await and the test resolves when it wants the job to finish. */
-export interface Gate {
-  readonly opened: Promise<void>;
-  open(): void;
-}
-
-export function gate(): Gate {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { opened, open };
 }
 
 /** `bull:<base64(queue)>`, the client-name base of the queue's workers (spec §13.2). */
