@@ -9,15 +9,42 @@ it('dump', async () => {
   for (const side of ['b', 'n'] as const) {
     const prefix = `dump-${side}-${uniqueQueueName()}`;
     const tree = {
-      name: 'root', queueName: 'P', data: { r: 1 }, opts: { jobId: 'root', timestamp: ts, priority: 3 },
+      name: 'root',
+      queueName: 'P',
+      data: { r: 1 },
+      opts: { jobId: 'root', timestamp: ts, priority: 3 },
       children: [
-        { name: 'c1', queueName: 'C1', data: { c: 1 }, opts: { jobId: 'c1', timestamp: ts, failParentOnFailure: true } },
-        { name: 'c2', queueName: 'P', data: { c: 2 }, opts: { jobId: 'c2', timestamp: ts, delay: 1000 },
-          children: [{ name: 'g', queueName: 'C1', data: {}, opts: { jobId: 'g', timestamp: ts, ignoreDependencyOnFailure: true } }] },
+        {
+          name: 'c1',
+          queueName: 'C1',
+          data: { c: 1 },
+          opts: { jobId: 'c1', timestamp: ts, failParentOnFailure: true },
+        },
+        {
+          name: 'c2',
+          queueName: 'P',
+          data: { c: 2 },
+          opts: { jobId: 'c2', timestamp: ts, delay: 1000 },
+          children: [
+            {
+              name: 'g',
+              queueName: 'C1',
+              data: {},
+              opts: { jobId: 'g', timestamp: ts, ignoreDependencyOnFailure: true },
+            },
+          ],
+        },
       ],
     };
-    if (side === 'b') { const fp = new BullFlowProducer({ connection: redisOptions(), prefix }); await fp.add(tree); await fp.close(); }
-    else { const fp = new FlowProducer({ connection: redisOptions(), prefix }); await fp.add(tree); await fp.close(); }
+    if (side === 'b') {
+      const fp = new BullFlowProducer({ connection: redisOptions(), prefix });
+      await fp.add(tree);
+      await fp.close();
+    } else {
+      const fp = new FlowProducer({ connection: redisOptions(), prefix });
+      await fp.add(tree);
+      await fp.close();
+    }
     const keys = (await redis.keys(`${prefix}:*`)).sort();
     for (const k of keys) {
       const t = await redis.type(k);
