@@ -16,6 +16,7 @@ import {
 import { Job } from './job';
 import type { JobsOptions } from './job-options';
 import type { JobScope } from './job-scope';
+import { readFlow, type ReadFlowOptions } from './flow-reader';
 import { clusterFlowPrefix, QueueKeys } from './keys';
 import { prepareJob, type PreparedJob } from './prepare-job';
 import type { QueueBaseOptions } from './queue-options';
@@ -186,6 +187,12 @@ export class FlowProducer extends EventEmitter {
     }
     const defaults = opts.queuesOptions?.[flow.queueName]?.defaultJobOptions ?? {};
     const prepared = prepareJob(flow.name, flow.data, nodeOpts, defaults);
+    const outside = !parent ? prepared.opts.parent : undefined;
+    if (this.clusterSafe && outside && !isQueueKeyUnder(outside.queue, this.prefix)) {
+      throw new ValidationError(
+        `the parent of "${flow.name}" is in "${outside.queue}", outside this cluster flow's prefix "${this.prefix}"`,
+      );
+    }
     const jobId = prepared.opts.jobId ?? randomUUID();
     if (plan.some((other) => other.jobId === jobId && other.keys.queueKey === keys.queueKey)) {
       throw new ValidationError(
@@ -251,6 +258,18 @@ export class FlowProducer extends EventEmitter {
     return job;
   }
 
+  /**
+   * Reads a flow back as a tree, bounded: at most `depth` levels (default 10) and `maxChildren`
+   * children per node (default 20), one round trip per level.
+   */
+  getFlow(opts: ReadFlowOptions): Promise<JobNode | undefined> {
+    if (this.closing) return Promise.reject(new ClosedError('FlowProducer is closed'));
+    return readFlow(this.connection.client, (keys) => this.scopeFor(keys), {
+      ...opts,
+      prefix: opts.prefix ?? this.prefix,
+    });
+  }
+
   async close(): Promise<void> {
     this.closing ??= release(this.connection);
     await this.closing;
@@ -271,4 +290,9 @@ function buildTree(rootIndex: number, plan: PlannedNode[], jobs: Job[]): JobNode
     return children.length > 0 ? { job: jobs[index]!, children } : { job: jobs[index]! };
   };
   return build(rootIndex);
+}
+
+/** Whether `queueKey` (`<prefix>:<queueName>`) names a queue directly under `prefix`. */
+function isQueueKeyUnder(queueKey: string, prefix: string): boolean {
+  return queueKey.startsWith(`${prefix}:`) && !queueKey.slice(prefix.length + 1).includes(':');
 }

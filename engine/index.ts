@@ -7,11 +7,23 @@ export { Worker, workerConnectionName } from './worker';
 export type { Processor } from './worker';
 export { FlowProducer } from './flow-producer';
 export type { FlowJob, FlowChildJob, FlowOpts, JobNode } from './flow-producer';
+export type { ReadFlowOptions } from './flow-reader';
 export { QueueEvents } from './queue-events';
 export type { QueueEventsOptions, QueueEventsListener, QueueEventArgs } from './queue-events';
 export { Job, truncateUtf8 } from './job';
 export type { ParentLink, FinishedEventsSource } from './job';
+export type {
+  DependencyOpts,
+  DependenciesOpts,
+  Dependencies,
+  DependencyCountsOpts,
+  DependencyCounts,
+} from './job-dependencies';
 export { QueueKeys, QUEUE_KEY_NAMES } from './keys';
+export { JobSchedulerIdCollisionError, JobSchedulerSlotsBusyError } from './job-scheduler';
+export type { RepeatOptions, JobSchedulerTemplate, JobSchedulerJson } from './job-scheduler';
+export type { DeduplicationOptions } from './job-options';
+export type { Metrics } from './backend/queue-backend';
 export { TraceContext } from './telemetry/trace-context';
 export { computeBackoffDelay, UnknownBackoffStrategyError } from './backoff';
 export type { BackoffStrategy } from './backoff';

@@ -13,6 +13,20 @@ export interface BackoffOptions {
   maxDelay?: number;
 }
 
+/**
+ * One job per deduplication id at a time. Without ttl the window lasts until that job finishes;
+ * with ttl it expires after ttl ms (extend: every duplicate restarts it). replace (debounce):
+ * a duplicate replaces the owner while the owner is still delayed. reschedule: a duplicate moves
+ * a still-delayed owner to the duplicate's due time.
+ */
+export interface DeduplicationOptions {
+  id: string;
+  ttl?: number;
+  extend?: boolean;
+  replace?: boolean;
+  reschedule?: boolean;
+}
+
 /** removeOnComplete / removeOnFail: true deletes, a number keeps the newest n, or age/count. */
 export type KeepJobs =
   | boolean
@@ -48,6 +62,7 @@ export interface JobsOptions {
   continueParentOnFailure?: boolean;
   ignoreDependencyOnFailure?: boolean;
   removeDependencyOnFailure?: boolean;
+  deduplication?: DeduplicationOptions;
   /** Makes the job a child of an existing job: `queue` is `<prefix>:<queueName>` of the parent. */
   parent?: { id: string; queue: string };
   // Keys this type does not list still travel through to Redis untouched, as with bullmq.
@@ -189,6 +204,7 @@ export function validateJobOptions(opts: JobsOptions): void {
     throw new ValidationError(`At most one of ${FAILURE_POLICIES.join(', ')} can be set`);
   }
   validateParent(opts.parent);
+  validateDeduplication(opts.deduplication, opts.parent !== undefined);
   if (opts.traceparent !== undefined) TraceContext.of(opts.traceparent, opts.tracestate);
   else if (opts.tracestate !== undefined) {
     throw new ValidationError('tracestate needs a traceparent');
@@ -196,6 +212,29 @@ export function validateJobOptions(opts: JobsOptions): void {
   if ((opts as Record<string, unknown>).debounce !== undefined) {
     throw new ValidationError('debounce was removed in bullmq 6: use deduplication');
   }
+}
+
+function validateDeduplication(de: JobsOptions['deduplication'], hasParent: boolean): void {
+  if (de === undefined) return;
+  if (de === null || typeof de !== 'object' || typeof de.id !== 'string' || de.id.length === 0) {
+    throw new ValidationError('deduplication needs a non-empty string id');
+  }
+  if (
+    de.ttl !== undefined &&
+    !(typeof de.ttl === 'number' && de.ttl > 0 && Number.isFinite(de.ttl))
+  ) {
+    throw new ValidationError('deduplication.ttl must be a positive number of ms');
+  }
+  for (const flag of ['extend', 'replace', 'reschedule'] as const) {
+    if (de[flag] !== undefined && typeof de[flag] !== 'boolean') {
+      throw new ValidationError(`deduplication.${flag} must be a boolean`);
+    }
+  }
+  if (de.extend && de.ttl === undefined)
+    throw new ValidationError('deduplication.extend needs a ttl');
+  if (de.replace && de.reschedule)
+    throw new ValidationError('deduplication.replace and reschedule cannot be combined');
+  if (hasParent) throw new ValidationError('deduplication cannot be combined with a parent');
 }
 
 function validateParent(parent: JobsOptions['parent']): void {

@@ -2,8 +2,19 @@ import { DEFAULTS } from './defaults';
 import { JobNotFoundError, TimeoutError, ValidationError } from './errors';
 import type { RawJobHash } from './backend/queue-backend';
 import type { JobStateReply } from './backend/queue-operations';
+import {
+  childKeyOf,
+  getChildrenValues,
+  getDependencies,
+  getDependenciesCount,
+  type Dependencies,
+  type DependenciesOpts,
+  type DependencyCounts,
+  type DependencyCountsOpts,
+} from './job-dependencies';
 import { decodeOptions, serializeData, validateJobOptions, type JobsOptions } from './job-options';
 import type { JobScope } from './job-scope';
+import { parentLinkFor } from './prepare-job';
 import { TraceContext } from './telemetry/trace-context';
 
 /** The parent link stored on a child job (`parent` hash field). */
@@ -73,6 +84,13 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
   ) {
     this.delay = opts.delay ?? 0;
     this.priority = opts.priority ?? 0;
+    // A child created here (Queue.add with opts.parent) knows its parent as bullmq's Job does;
+    // fromHash overwrites this with what Redis holds.
+    const parent = parentLinkFor(opts);
+    if (parent) {
+      this.parentKey = parent.key;
+      this.parent = parent.link;
+    }
   }
 
   /** Builds a Job from a hash written by OxMQ or bullmq. */
@@ -265,6 +283,67 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
   async moveToWait(token = this.token): Promise<number> {
     if (!token) throw new ValidationError('moveToWait needs the lock token of the running job');
     return this.scope.backend.moveActiveJobToWait(this.id, token);
+  }
+
+  // ---- children (flows): nothing is read until asked; each call is one round trip ----
+
+  /** Return values of the completed children, by child key (`<prefix>:<queue>:<id>`). */
+  getChildrenValues<ChildReturnType = unknown>(): Promise<Record<string, ChildReturnType>> {
+    return getChildrenValues(this.scope.ops, this.id) as Promise<Record<string, ChildReturnType>>;
+  }
+
+  /** Failure reasons of the children whose failure this job was told to ignore or continue past. */
+  getIgnoredChildrenFailures(): Promise<Record<string, string>> {
+    return this.scope.ops.getIgnoredChildrenFailures(this.id);
+  }
+
+  /** @deprecated bullmq's old name of getIgnoredChildrenFailures; the same data. */
+  getFailedChildrenValues(): Promise<Record<string, string>> {
+    return this.getIgnoredChildrenFailures();
+  }
+
+  /** The children by kind: all of them without options, else one page of each kind asked for. */
+  getDependencies(opts: DependenciesOpts = {}): Promise<Dependencies> {
+    return getDependencies(this.scope.ops, this.id, opts);
+  }
+
+  /** How many children of each kind asked for (all four kinds when none is). */
+  getDependenciesCount(opts: DependencyCountsOpts = {}): Promise<DependencyCounts> {
+    return getDependenciesCount(this.scope.ops, this.id, opts);
+  }
+
+  /**
+   * From a processor: park this job in waiting-children until its pending children (or the one
+   * `child`) finish, then throw WaitingChildrenError. Returns false, leaving the job running,
+   * when nothing is pending. Throws FailedChildrenError when a child failed this job.
+   */
+  async moveToWaitingChildren(
+    token = this.token,
+    opts: { child?: { id: string; queue: string } } = {},
+  ): Promise<boolean> {
+    if (!token) {
+      throw new ValidationError('moveToWaitingChildren needs the lock token of the running job');
+    }
+    return this.scope.ops.moveToWaitingChildren(this.id, token, childKeyOf(opts.child));
+  }
+
+  /**
+   * Stops this job being a pending dependency of its parent (which runs now if this was its last
+   * one). True when that link existed and was removed; the job then has no parent.
+   */
+  async removeChildDependency(): Promise<boolean> {
+    const removed = await this.scope.ops.removeChildDependency(this.id, this.parentKey);
+    if (removed) {
+      this.parentKey = undefined;
+      this.parent = undefined;
+    }
+    return removed;
+  }
+
+  /** Ends this job's deduplication window if the job still owns it; true when it did. */
+  async removeDeduplicationKey(): Promise<boolean> {
+    if (!this.deduplicationId) return false;
+    return (await this.scope.backend.removeDeduplicationKeyOf(this.deduplicationId, this.id)) === 1;
   }
 
   /** From a processor: no more retries for this job, whatever its attempts say. */

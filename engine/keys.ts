@@ -97,6 +97,9 @@ export class QueueKeys {
   get waitingChildren() {
     return this.base + 'waiting-children';
   }
+  deduplication(deduplicationId: string): string {
+    return `${this.base}de:${deduplicationId}`;
+  }
   metrics(type: 'completed' | 'failed'): string {
     return `${this.base}metrics:${type}`;
   }

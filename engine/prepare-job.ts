@@ -51,6 +51,7 @@ export function prepareJob(
       customId: merged.jobId,
       fields,
       parent: parentLinkFor(merged),
+      deduplication: merged.deduplication,
     },
   };
 }

@@ -2,12 +2,19 @@ import { EventEmitter } from 'node:events';
 import { RedisQueueBackend } from './backend/redis/redis-queue-backend';
 import { RedisQueueOperations } from './backend/redis/queue-operations';
 import type { CleanState, JobState, JobStateReply } from './backend/queue-operations';
+import type { Metrics } from './backend/queue-backend';
 import { connect, release, untilDisconnected, type ManagedConnection } from './connection';
 import { DEFAULTS } from './defaults';
 import { ClosedError, ValidationError } from './errors';
 import { Job } from './job';
 import { validateJobOptions, type JobsOptions } from './job-options';
 import { prepareJob, type PreparedJob } from './prepare-job';
+import {
+  JobScheduler,
+  type JobSchedulerJson,
+  type JobSchedulerTemplate,
+  type RepeatOptions,
+} from './job-scheduler';
 import type { JobScope } from './job-scope';
 import { QueueKeys } from './keys';
 import type { QueueOptions } from './queue-options';
@@ -55,6 +62,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   readonly defaultJobOptions: JobsOptions;
   private readonly connection: ManagedConnection;
   private readonly ready: Promise<void>;
+  private readonly scheduler: JobScheduler;
   private closing?: Promise<void>;
 
   constructor(
@@ -73,6 +81,12 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     this.connection.client.on('error', (error: Error) => this.emitError(error));
     this.backend = new RedisQueueBackend(this.connection.client, this.keys);
     this.ops = new RedisQueueOperations(this.connection.client, this.keys);
+    this.scheduler = new JobScheduler(
+      this.connection.client,
+      this.keys,
+      this,
+      this.defaultJobOptions,
+    );
     this.ready = opts.skipMetasUpdate ? Promise.resolve() : this.writeMeta();
     this.ready.catch((error: unknown) => this.emitError(error));
   }
@@ -119,6 +133,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     );
     job.traceparent = prepared.opts.traceparent;
     job.tracestate = prepared.opts.tracestate;
+    job.deduplicationId = prepared.opts.deduplication?.id;
     return job;
   }
 
@@ -230,6 +245,57 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   }
   getWaitingChildren(start = 0, end = -1) {
     return this.getJobs(['waiting-children'], start, end, true);
+  }
+
+  /** Per-minute counts of completed or failed jobs (workers need the `metrics` option). */
+  getMetrics(type: 'completed' | 'failed', start = 0, end = -1): Promise<Metrics> {
+    return this.backend.getMetrics(type, start, end);
+  }
+
+  /** The id of the job that owns deduplication window `deduplicationId`, if it is open. */
+  getDeduplicationJobId(deduplicationId: string): Promise<string | undefined> {
+    return this.backend.getDeduplicationJobId(deduplicationId);
+  }
+
+  /** Closes a deduplication window now, whoever owns it; 1 if one was open. */
+  removeDeduplicationKey(deduplicationId: string): Promise<number> {
+    return this.backend.removeDeduplicationKey(deduplicationId);
+  }
+
+  /**
+   * Creates or replaces job scheduler `id` (recurring jobs, every ms or a cron pattern) and
+   * returns its pending iteration. See engine/job-scheduler.ts for the rules.
+   */
+  async upsertJobScheduler(
+    id: string,
+    repeatOpts: RepeatOptions,
+    template?: JobSchedulerTemplate<DataType, NameType>,
+  ): Promise<Job<DataType, ReturnType, NameType>> {
+    this.assertOpen();
+    await this.ready.catch(() => undefined);
+    return this.scheduler.upsertJobScheduler<DataType, ReturnType, NameType>(
+      id,
+      repeatOpts,
+      template,
+    );
+  }
+
+  getJobScheduler(id: string): Promise<JobSchedulerJson<DataType> | undefined> {
+    return this.scheduler.getJobScheduler<DataType>(id);
+  }
+
+  /** Schedulers by next run; `asc` lists the soonest first. */
+  getJobSchedulers(start = 0, end = -1, asc = false): Promise<JobSchedulerJson<DataType>[]> {
+    return this.scheduler.getJobSchedulers<DataType>(start, end, asc);
+  }
+
+  getJobSchedulersCount(): Promise<number> {
+    return this.scheduler.getJobSchedulersCount();
+  }
+
+  /** Removes the scheduler and its not-yet-started iteration; false if it did not exist. */
+  removeJobScheduler(id: string): Promise<boolean> {
+    return this.scheduler.removeJobScheduler(id);
   }
 
   async pause(): Promise<void> {

@@ -17,6 +17,7 @@ import {
 import { appendStacktrace, capFailedReason, Job } from './job';
 import { normalizeBackoff } from './job-options';
 import type { JobScope } from './job-scope';
+import { JobScheduler } from './job-scheduler';
 import { keepRule } from './keep-jobs';
 import { QueueKeys } from './keys';
 import { LockRenewer } from './maintenance/lock-renewer';
@@ -83,6 +84,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
   private readonly blockingConnection: ManagedConnection;
   private readonly lockRenewer: LockRenewer;
   private readonly stalledChecker: StalledChecker;
+  private readonly scheduler: JobScheduler;
   private readonly slots = new Set<Promise<void>>();
   private readonly abort = new AbortController();
   private tokenCounter = 0;
@@ -148,6 +150,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       this.blockingConnection.client,
     );
     this.ops = new RedisQueueOperations(this.connection.client, this.keys);
+    this.scheduler = new JobScheduler(this.connection.client, this.keys, this);
 
     this.lockRenewer = new LockRenewer(
       this.backend,
@@ -379,6 +382,10 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
 
     this.lockRenewer.track(job.id, token);
     this.emit('active', job, 'waiting');
+    if (job.repeatJobKey)
+      await this.scheduler
+        .createNextIteration(job)
+        .catch((error: unknown) => this.emitError(error));
     try {
       let result: ReturnType;
       try {

@@ -44,7 +44,7 @@ for _, node in ipairs(nodes) do
     return redis.error_reply("addFlow: node insert failed with " .. tostring(duplicate))
   end
   table.insert(reply, jobId)
-  table.insert(reply, duplicate and 1 or 0)
+  table.insert(reply, duplicate and 1 or 0)  -- flow nodes never deduplicate (checked client-side)
   if node.asParent and not duplicate then
     table.insert(parents, {node.base, jobId})
   end

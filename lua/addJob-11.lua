@@ -10,8 +10,9 @@
   ARGV[1] JSON job table (see includes/insertJob.lua) plus `base` (Q, with trailing colon)
   ARGV[2] now (ms)
 
-  Returns {jobId, 0} for a new job, {existingJobId, 1} when the custom id already exists, or a
-  negative error code: -5 parent missing, -7 the job already belongs to another parent.
+  Returns {jobId, 0} for a new job, {existingJobId, 1} when the custom id already exists,
+  {ownerJobId, 2} when deduplication kept an existing job instead, or a negative error code:
+  -5 parent missing, -7 the job already belongs to another parent.
 ]]
 --- @include "insertJob"
 
@@ -19,11 +20,13 @@ local job = cjson.decode(ARGV[1])
 local keys = {base = job.base, wait = KEYS[1], meta = KEYS[2], id = KEYS[3], delayed = KEYS[4],
   prioritized = KEYS[5], pc = KEYS[6], marker = KEYS[7], events = KEYS[8], active = KEYS[9],
   waitingChildren = KEYS[10], completed = KEYS[11]}
-local jobId, duplicateOrError = insertJob(keys, job, tonumber(ARGV[2]))
+local jobId, outcome = insertJob(keys, job, tonumber(ARGV[2]))
 if not jobId then
-  return duplicateOrError
+  return outcome
 end
-if duplicateOrError then
+if outcome == "duplicate" then
   return {jobId, 1}
+elseif outcome == "deduplicated" then
+  return {jobId, 2}
 end
 return {jobId, 0}

@@ -2,7 +2,8 @@
   Queue.retryJobs (failed | completed) and Queue.promoteJobs (delayed): moves up to ARGV[2] jobs
   with score <= ARGV[3] to the back of the wait list. Priority is ignored (as bullmq does) and the
   `delay` field is left as it is. Finished jobs lose finishedOn, processedOn and their result.
-  Moving a retried child back into its parent's dependencies is left to flows.
+  A retried child of a live parent becomes one of its pending dependencies again
+  (includes/returnChildToParent.lua); a parent that was already released is not moved back.
 
   KEYS[1] the state's sorted set  KEYS[2] wait  KEYS[3] meta  KEYS[4] active  KEYS[5] marker
   KEYS[6] events
@@ -16,6 +17,7 @@
 --- @include "isPausedOrMaxed"
 --- @include "markers"
 --- @include "batchedCall"
+--- @include "returnChildToParent"
 
 local Q = ARGV[1]
 local count = tonumber(ARGV[2])
@@ -35,6 +37,7 @@ end
 for _, jobId in ipairs(ids) do
   if resultField then
     redis.call("HDEL", Q .. jobId, "finishedOn", "processedOn", resultField)
+    returnChildToParent(Q .. jobId, state)
   end
   redis.call("XADD", KEYS[6], "MAXLEN", "~", maxEvents, "*", "event", "waiting", "jobId", jobId,
     "prev", state)

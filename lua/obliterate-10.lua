@@ -86,7 +86,7 @@ if budget <= 0 then
 end
 
 redis.call("DEL", Q .. "events", Q .. "stalled-check", Q .. "stalled", Q .. "id", Q .. "pc",
-  Q .. "marker", Q .. "limiter", Q .. "delay", Q .. "priority",
+  Q .. "marker", Q .. "limiter", Q .. "limiter:log", Q .. "delay", Q .. "priority",
   Q .. "metrics:completed", Q .. "metrics:completed:data",
   Q .. "metrics:failed", Q .. "metrics:failed:data", KEYS[1])
 return 0

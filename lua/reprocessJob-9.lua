@@ -1,6 +1,7 @@
 --[[
   Job.retry for a completed or failed job: back to wait (or prioritized), with its result and
-  finish time cleared. Moving a child back into its parent's dependencies is left to flows.
+  finish time cleared. A child of a live parent becomes one of its pending dependencies again
+  (includes/returnChildToParent.lua); a parent that was already released is not moved back.
 
   KEYS[1] job hash  KEYS[2] events  KEYS[3] the state's set (completed | failed)  KEYS[4] wait
   KEYS[5] meta  KEYS[6] active  KEYS[7] marker  KEYS[8] prioritized  KEYS[9] pc
@@ -14,6 +15,7 @@
 --- @include "getMaxEvents"
 --- @include "isPausedOrMaxed"
 --- @include "enqueueReadyJob"
+--- @include "returnChildToParent"
 
 local jobKey = KEYS[1]
 local jobId = ARGV[1]
@@ -34,6 +36,7 @@ end
 
 local priority = tonumber(redis.call("HGET", jobKey, "priority")) or 0
 enqueueReadyJob(KEYS[4], KEYS[8], KEYS[9], KEYS[7], jobId, priority, ARGV[2], isPausedOrMaxed(KEYS[5], KEYS[6]))
+returnChildToParent(jobKey, ARGV[4])
 redis.call("XADD", KEYS[2], "MAXLEN", "~", getMaxEvents(KEYS[5]), "*", "event", "waiting", "jobId", jobId,
   "prev", ARGV[4])
 return 1

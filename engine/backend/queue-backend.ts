@@ -25,6 +25,13 @@ export interface NewJob {
   parent?: { key: string; link: ParentLinkFields };
   /** The job is a flow parent: it waits in waiting-children until its children finish. */
   asParent?: boolean;
+  deduplication?: {
+    id: string;
+    ttl?: number;
+    extend?: boolean;
+    replace?: boolean;
+    reschedule?: boolean;
+  };
 }
 
 /** The `parent` hash field of a child (bullmq's layout). */
@@ -42,6 +49,8 @@ export interface AddResult {
   jobId: string;
   /** True when a job with that custom id already existed: nothing was written. */
   duplicate: boolean;
+  /** True when deduplication kept the window's owner (jobId) instead: nothing was stored. */
+  deduplicated?: boolean;
 }
 
 /** What a worker sends with every fetch: its lock token and the limits it applies. */
@@ -95,6 +104,14 @@ export interface RetryRequest {
   fields: Record<string, string>;
 }
 
+export interface Metrics {
+  meta: { count: number; prevTS: number; prevCount: number };
+  /** One count per minute, newest first. */
+  data: number[];
+  /** How many minutes are stored. */
+  count: number;
+}
+
 export interface QueueBackend {
   readonly keys: QueueKeys;
 
@@ -128,4 +145,15 @@ export interface QueueBackend {
   addLog(jobId: string, line: string, keepLogs?: number): Promise<number>;
   updateData(jobId: string, dataJson: string): Promise<void>;
   getJobHash(jobId: string): Promise<RawJobHash | undefined>;
+
+  /** Per-minute completed/failed counts written by workers with `metrics` (newest first). */
+  getMetrics(type: 'completed' | 'failed', start: number, end: number): Promise<Metrics>;
+
+  // deduplication
+  /** The id of the job owning the deduplication window, if one is open. */
+  getDeduplicationJobId(deduplicationId: string): Promise<string | undefined>;
+  /** Ends the window whoever owns it; returns 1 if there was one. */
+  removeDeduplicationKey(deduplicationId: string): Promise<number>;
+  /** Ends the window only if `jobId` owns it; returns 1 if it did. */
+  removeDeduplicationKeyOf(deduplicationId: string, jobId: string): Promise<number>;
 }

@@ -20,6 +20,35 @@ export type JobState =
 
 export type JobStateReply = Exclude<JobState, 'wait' | 'paused'> | 'unknown';
 
+/** The four records a parent keeps about its children (spec §1, §9). */
+export type DependencyKind = 'processed' | 'unprocessed' | 'ignored' | 'failed';
+
+/** One page request: SSCAN/HSCAN cursor (processed, unprocessed, ignored) or ZRANGE offset (failed). */
+export interface DependencyPageRequest {
+  cursor: number;
+  count: number;
+}
+
+/** Everything a parent records about its children; values as stored (JSON or raw text). */
+export interface RawDependencies {
+  /** child key → return value JSON (`:processed`). */
+  processed: [string, string][];
+  /** child keys still pending (`:dependencies`). */
+  unprocessed: string[];
+  /** child key → failedReason (`:failed`: ignoreDependencyOnFailure, continueParentOnFailure). */
+  ignored: [string, string][];
+  /** child keys that failed with failParentOnFailure (`:unsuccessful`, oldest first). */
+  failed: string[];
+}
+
+/** One page per requested kind; `next` is 0 once that kind has been read to its end. */
+export type RawDependencyPages = {
+  processed?: { next: number; entries: [string, string][] };
+  unprocessed?: { next: number; keys: string[] };
+  ignored?: { next: number; entries: [string, string][] };
+  failed?: { next: number; keys: string[] };
+};
+
 export type CleanState =
   'completed' | 'failed' | 'delayed' | 'wait' | 'paused' | 'active' | 'prioritized';
 
@@ -77,4 +106,30 @@ export interface QueueOperations {
   getRateLimitTtl(maxJobs?: number): Promise<number>;
   /** Raw client names of connections named as workers of this queue (CLIENT LIST). */
   getWorkerClients(): Promise<Record<string, string>[]>;
+
+  // ---- a job's children (flows), implemented in redis/dependencies.ts ----
+  /** `<job>:processed`: child key → return value JSON. */
+  getProcessedChildren(jobId: string): Promise<Record<string, string>>;
+  /** `<job>:failed`: child key → failedReason of children whose failure was ignored. */
+  getIgnoredChildrenFailures(jobId: string): Promise<Record<string, string>>;
+  /** All four records, read in one atomic snapshot. */
+  getDependencies(jobId: string): Promise<RawDependencies>;
+  /** One bounded page of each requested kind, read in one atomic snapshot. */
+  getDependencyPages(
+    jobId: string,
+    requests: Partial<Record<DependencyKind, DependencyPageRequest>>,
+  ): Promise<RawDependencyPages>;
+  /** Sizes of the requested kinds, in the order asked. */
+  getDependencyCounts(jobId: string, kinds: DependencyKind[]): Promise<number[]>;
+  /**
+   * Parks an active job (locked by `token`) in waiting-children while it has pending children
+   * (or while `childKey`, a full job key, is pending). True when moved, false when nothing is
+   * pending (the job stays active). Throws FailedChildrenError when a child failed the parent.
+   */
+  moveToWaitingChildren(jobId: string, token: string, childKey?: string): Promise<boolean>;
+  /**
+   * Takes a child out of its parent's pending dependencies (parentKey: full key; omitted: the one
+   * the child records), releasing a parent left with none. False when it was not pending there.
+   */
+  removeChildDependency(jobId: string, parentKey?: string): Promise<boolean>;
 }

@@ -1,3 +1,4 @@
+--- @include "batchedCall"
 -- Per-minute throughput in bullmq's layout: the hash keeps a running count and the count at the
 -- last minute boundary; the list holds one number per minute, newest first.
 local function collectMetrics(metricsKey, dataKey, maxDataPoints, now)
@@ -12,12 +13,13 @@ local function collectMetrics(metricsKey, dataKey, maxDataPoints, now)
     minutes = maxDataPoints
   end
   if minutes > 0 then
+    -- LPUSH leaves its last argument at the head: the delta goes first, so the zeros of the
+    -- minutes without finishes end up above it. In slices: unpack() refuses ~8000 values.
     local points = {previous - tonumber(last[2])}
     for _ = 2, minutes do
-      table.insert(points, 1, 0)
+      table.insert(points, 0)
     end
-    -- LPUSH inserts left to right, so the delta ends up below the zeros of the skipped minutes.
-    redis.call("LPUSH", dataKey, unpack(points))
+    batchedCall("LPUSH", dataKey, points)
     redis.call("LTRIM", dataKey, 0, maxDataPoints - 1)
     redis.call("HSET", metricsKey, "prevCount", previous, "prevTS", now)
   end

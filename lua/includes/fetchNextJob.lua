@@ -13,6 +13,11 @@ local function fetchNextJob(k, Q, now, w)
 
   -- Queue-wide max wins over the worker's; the worker's window duration wins over the queue's.
   local maxJobs = tonumber(meta[1]) or w.limitMax
+  local duration = w.limitDuration or tonumber(meta[2])
+  -- Two rules, both must pass. bullmq's fixed window (the `limiter` counter, shared with bullmq
+  -- workers) and OxMQ's sliding log of start times (`limiter:log`), which keeps any `duration`
+  -- long stretch to `max` starts where a fixed window allows 2·max across its edge.
+  local startLog = k.limiter .. ":log"
   if maxJobs then
     local used = tonumber(redis.call("GET", k.limiter) or "0")
     if used >= maxJobs then
@@ -21,6 +26,13 @@ local function fetchNextJob(k, Q, now, w)
         redis.call("DEL", k.limiter)
       elseif ttl > 0 then
         return {0, 0, ttl, 0}
+      end
+    end
+    if duration then
+      redis.call("ZREMRANGEBYSCORE", startLog, "-inf", "(" .. (now - duration))
+      if redis.call("ZCARD", startLog) >= maxJobs then
+        local oldest = redis.call("ZRANGE", startLog, 0, 0, "WITHSCORES")
+        return {0, 0, math.max(1, tonumber(oldest[2]) + duration - now + 1), 0}
       end
     end
   end
@@ -51,9 +63,12 @@ local function fetchNextJob(k, Q, now, w)
   local jobKey = Q .. jobId
   if maxJobs and redis.call("HEXISTS", jobKey, "defa") == 0 then
     -- Fixed window: the first start in a window opens it for `duration` ms.
-    local duration = w.limitDuration or tonumber(meta[2])
     if redis.call("INCR", k.limiter) == 1 and duration then
       redis.call("PEXPIRE", k.limiter, math.floor(math.abs(duration)))
+    end
+    if duration then
+      redis.call("ZADD", startLog, now, now .. ":" .. jobId)
+      redis.call("PEXPIRE", startLog, math.floor(math.abs(duration)) + 1)
     end
   end
   if w.token ~= "0" then

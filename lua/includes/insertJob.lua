@@ -3,6 +3,7 @@
 --- @include "enqueueReadyJob"
 --- @include "parentOfJob"
 --- @include "releaseParent"
+--- @include "deduplicateJob"
 -- Stores a new job and puts it where it belongs; shared by addJob (one job) and addFlow (a tree).
 --
 -- k: the job's queue keys {base, wait, meta, id, delayed, prioritized, pc, marker, events,
@@ -10,8 +11,11 @@
 -- j: {customId ("" for an automatic id), name, timestamp, data, opts (JSON texts), delay,
 --    priority, lifo, fields (flat array of extra hash fields), parentKey?, parent? (JSON text of
 --    {id, queueKey, fpof?, cpof?, idof?, rdof?}), asParent? (has children: waits for them),
---    deferParentRelease? (a flow releases parents itself once every node is in)}
--- Returns jobId, isDuplicate; or nil, errorCode (-5 parent missing, -7 already has another parent).
+--    deferParentRelease? (a flow releases parents itself once every node is in),
+--    dedup? ({id, ttl?, extend?, replace?, reschedule?}: see deduplicateJob)}
+-- Returns jobId, outcome (false: stored; "duplicate": the custom id existed; "deduplicated": an
+-- owner of the deduplication window was returned instead); or nil, errorCode (-5 parent
+-- missing, -7 the job already has another parent).
 
 -- A job that already exists joins the requested parent unless another live parent owns it.
 local function attachExistingToParent(k, jobId, jobKey, j, now)
@@ -58,7 +62,16 @@ local function insertJob(k, j, now)
       end
     end
     redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "duplicated", "jobId", jobId)
-    return jobId, true
+    return jobId, "duplicate"
+  end
+
+  if j.dedup then
+    local owner = deduplicateJob(k, j.dedup, jobId, j.timestamp, j.delay, maxEvents)
+    if owner then
+      return owner, "deduplicated"
+    end
+    table.insert(j.fields, "deid")
+    table.insert(j.fields, j.dedup.id)
   end
 
   redis.call("HSET", jobKey, "name", j.name, "data", j.data, "opts", j.opts, "timestamp", j.timestamp,

@@ -1,4 +1,5 @@
 --- @include "removeJobDetached"
+--- @include "batchedCall"
 -- Applies removeOnComplete / removeOnFail to the finished set after a job landed in it:
 -- jobs older than `age` seconds (at most `limit` of them) and jobs beyond the newest `count`.
 -- Each trimmed job is detached from its parent first (a parent left without pending children is
@@ -10,17 +11,13 @@ local function trimFinishedJobs(finishedKey, Q, now, keep)
     for _, id in ipairs(old) do
       deleteFinishedJobDetached(Q, id)
     end
-    if #old > 0 then
-      redis.call("ZREM", finishedKey, unpack(old))
-    end
+    batchedCall("ZREM", finishedKey, old)
   end
   if keep.count and keep.count > 0 then
     local extra = redis.call("ZREVRANGE", finishedKey, keep.count, keep.count + 999)
     for _, id in ipairs(extra) do
       deleteFinishedJobDetached(Q, id)
     end
-    if #extra > 0 then
-      redis.call("ZREM", finishedKey, unpack(extra))
-    end
+    batchedCall("ZREM", finishedKey, extra)
   end
 end

@@ -35,6 +35,7 @@ export function jobTable(base: string, job: NewJob): Record<string, unknown> {
     parentKey: job.parent?.key,
     parent: job.parent ? JSON.stringify(job.parent.link) : undefined,
     asParent: job.asParent === true,
+    dedup: job.deduplication,
   };
 }
 
@@ -47,5 +48,9 @@ export function parseAddReply(reply: unknown, jobId = '(new)'): AddResult {
   if (!Array.isArray(reply) || reply.length < 2) {
     throw new UnexpectedReplyError(`addJob replied ${JSON.stringify(reply)}`);
   }
-  return { jobId: String(reply[0]), duplicate: Number(reply[1]) === 1 };
+  return {
+    jobId: String(reply[0]),
+    duplicate: Number(reply[1]) === 1,
+    deduplicated: Number(reply[1]) === 2,
+  };
 }

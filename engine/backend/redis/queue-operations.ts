@@ -1,7 +1,17 @@
 import type { Redis } from 'ioredis';
 import type { QueueKeys } from '../../keys';
 import type { RawJobHash } from '../queue-backend';
-import type { CleanState, JobState, JobStateReply, QueueOperations } from '../queue-operations';
+import type {
+  CleanState,
+  DependencyKind,
+  DependencyPageRequest,
+  JobState,
+  JobStateReply,
+  QueueOperations,
+  RawDependencies,
+  RawDependencyPages,
+} from '../queue-operations';
+import * as dependencies from './dependencies';
 import * as moves from './job-moves';
 import * as cleanup from './queue-cleanup';
 import * as controls from './queue-controls';
@@ -122,5 +132,36 @@ export class RedisQueueOperations implements QueueOperations {
 
   getWorkerClients(): Promise<Record<string, string>[]> {
     return controls.getWorkerClients(this.client, this.keys);
+  }
+
+  getProcessedChildren(jobId: string): Promise<Record<string, string>> {
+    return dependencies.getProcessedChildren(this.client, this.keys, jobId);
+  }
+
+  getIgnoredChildrenFailures(jobId: string): Promise<Record<string, string>> {
+    return dependencies.getIgnoredChildrenFailures(this.client, this.keys, jobId);
+  }
+
+  getDependencies(jobId: string): Promise<RawDependencies> {
+    return dependencies.getDependencies(this.client, this.keys, jobId);
+  }
+
+  getDependencyPages(
+    jobId: string,
+    requests: Partial<Record<DependencyKind, DependencyPageRequest>>,
+  ): Promise<RawDependencyPages> {
+    return dependencies.getDependencyPages(this.client, this.keys, jobId, requests);
+  }
+
+  getDependencyCounts(jobId: string, kinds: DependencyKind[]): Promise<number[]> {
+    return dependencies.getDependencyCounts(this.client, this.keys, jobId, kinds);
+  }
+
+  moveToWaitingChildren(jobId: string, token: string, childKey?: string): Promise<boolean> {
+    return dependencies.moveToWaitingChildren(this.client, this.keys, jobId, token, childKey);
+  }
+
+  removeChildDependency(jobId: string, parentKey?: string): Promise<boolean> {
+    return dependencies.removeChildDependency(this.client, this.keys, jobId, parentKey);
   }
 }

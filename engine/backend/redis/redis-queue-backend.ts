@@ -6,6 +6,7 @@ import type {
   FetchIdentity,
   FetchResult,
   FinishRequest,
+  Metrics,
   NewJob,
   QueueBackend,
   RawJobHash,
@@ -228,6 +229,44 @@ export class RedisQueueBackend implements QueueBackend {
   async updateData(jobId: string, dataJson: string): Promise<void> {
     const reply = await runScript(this.client, 'updateData', [this.keys.job(jobId)], [dataJson]);
     throwIfErrorCode(reply, jobId, 'updateData');
+  }
+
+  async getMetrics(type: 'completed' | 'failed', start: number, end: number): Promise<Metrics> {
+    const key = this.keys.metrics(type);
+    // One MULTI: the three reads see the same moment.
+    const replies =
+      (await this.client
+        .multi()
+        .hmget(key, 'count', 'prevTS', 'prevCount')
+        .lrange(`${key}:data`, start, end)
+        .llen(`${key}:data`)
+        .exec()) ?? [];
+    const [meta, data, count] = replies.map(([error, value]) => {
+      if (error) throw error;
+      return value;
+    }) as [(string | null)[], string[], number];
+    return {
+      meta: {
+        count: Number(meta[0] ?? 0),
+        prevTS: Number(meta[1] ?? 0),
+        prevCount: Number(meta[2] ?? 0),
+      },
+      data: data.map(Number),
+      count,
+    };
+  }
+
+  async getDeduplicationJobId(deduplicationId: string): Promise<string | undefined> {
+    return (await this.client.get(this.keys.deduplication(deduplicationId))) ?? undefined;
+  }
+
+  removeDeduplicationKey(deduplicationId: string): Promise<number> {
+    return this.client.del(this.keys.deduplication(deduplicationId));
+  }
+
+  async removeDeduplicationKeyOf(deduplicationId: string, jobId: string): Promise<number> {
+    const key = this.keys.deduplication(deduplicationId);
+    return Number(await runScript(this.client, 'removeDeduplicationKey', [key], [jobId]));
   }
 
   async getJobHash(jobId: string): Promise<RawJobHash | undefined> {

@@ -1,0 +1,188 @@
+/**
+ * Redis side of job schedulers: our three scripts (lua/addJobScheduler-12, updateJobScheduler-12,
+ * removeJobScheduler-6) and the plain reads of `Q repeat` (zset: id → next run) and
+ * `Q repeat:<id>` (hash: the definition, spec §10.2).
+ */
+import type { Redis } from 'ioredis';
+import { OxmqError, UnexpectedReplyError } from '../errors';
+import type { QueueKeys } from '../keys';
+import { flatToRecord, runScript } from '../backend/redis/run-script';
+import type { SchedulerDefinition } from './repeat-options';
+
+/** Cron scheduler: the next iteration's id belongs to a job that already exists (bullmq -10). */
+export class JobSchedulerIdCollisionError extends OxmqError {
+  readonly code = 'SCHEDULER_JOB_ID_COLLISION';
+}
+
+/** Every scheduler: 32 consecutive slots are taken by existing jobs (bullmq -11). */
+export class JobSchedulerSlotsBusyError extends OxmqError {
+  readonly code = 'SCHEDULER_JOB_SLOTS_BUSY';
+}
+
+/** Arguments of addJobScheduler: opts tables already in stored (short-key) form. */
+export interface UpsertRequest {
+  id: string;
+  /** Cron only: the first run, computed client-side. */
+  nextMillis?: number;
+  scheduler: SchedulerDefinition;
+  /** Template data as JSON text. */
+  data: string;
+  templateOpts: Record<string, unknown>;
+  jobOpts: Record<string, unknown>;
+}
+
+export interface NextIterationRequest {
+  id: string;
+  /** Id of the iteration a worker just fetched. */
+  producerId: string;
+  /** Cron only. */
+  nextMillis?: number;
+  opts: Record<string, unknown>;
+}
+
+/** Why updateJobScheduler created nothing (see the script's header). */
+export type NextIterationOutcome =
+  | { created: true; jobId: string }
+  | { created: false; reason: 'gone' | 'not-current' | 'taken' | 'ended' };
+
+export interface StoredScheduler {
+  hash: Record<string, string>;
+  /** Next run (score in `Q repeat`). */
+  next: number;
+}
+
+export class SchedulerStore {
+  constructor(
+    private readonly client: Redis,
+    private readonly keys: QueueKeys,
+  ) {}
+
+  private scriptKeys(): string[] {
+    const k = this.keys;
+    return [
+      k.repeat,
+      k.wait,
+      k.meta,
+      k.id,
+      k.delayed,
+      k.prioritized,
+      k.pc,
+      k.marker,
+      k.events,
+      k.active,
+      k.waitingChildren,
+      k.completed,
+    ];
+  }
+
+  schedulerKey(id: string): string {
+    return `${this.keys.repeat}:${id}`;
+  }
+
+  async upsert(request: UpsertRequest, now: number): Promise<{ jobId: string; delay: number }> {
+    const reply = await runScript(this.client, 'addJobScheduler', this.scriptKeys(), [
+      JSON.stringify({ base: this.keys.base, ...request }),
+      now,
+    ]);
+    if (reply === -10) {
+      throw new JobSchedulerIdCollisionError(
+        `Cannot create job scheduler iteration - job ID already exists (scheduler ${request.id})`,
+      );
+    }
+    if (reply === -11) {
+      throw new JobSchedulerSlotsBusyError(
+        `Cannot create job scheduler iteration - current and next time slots already have jobs (scheduler ${request.id})`,
+      );
+    }
+    if (!Array.isArray(reply) || reply.length < 2) {
+      throw new UnexpectedReplyError(`addJobScheduler replied ${JSON.stringify(reply)}`);
+    }
+    return { jobId: String(reply[0]), delay: Number(reply[1]) };
+  }
+
+  async nextIteration(request: NextIterationRequest, now: number): Promise<NextIterationOutcome> {
+    const reply = await runScript(this.client, 'updateJobScheduler', this.scriptKeys(), [
+      JSON.stringify({ base: this.keys.base, ...request }),
+      now,
+    ]);
+    if (typeof reply === 'string') return { created: true, jobId: reply };
+    if (reply === 0) return { created: false, reason: 'gone' };
+    if (reply === 1) return { created: false, reason: 'not-current' };
+    if (reply === 2) return { created: false, reason: 'taken' };
+    if (reply === 3) return { created: false, reason: 'ended' };
+    throw new UnexpectedReplyError(`updateJobScheduler replied ${JSON.stringify(reply)}`);
+  }
+
+  async remove(id: string): Promise<boolean> {
+    const k = this.keys;
+    const reply = await runScript(
+      this.client,
+      'removeJobScheduler',
+      [k.repeat, k.delayed, k.prioritized, k.wait, k.events, k.meta],
+      [id, k.base],
+    );
+    return reply === 1;
+  }
+
+  /** The scheduler's hash and next run, read atomically; undefined unless both exist. */
+  async get(id: string): Promise<StoredScheduler | undefined> {
+    const replies =
+      (await this.client
+        .multi()
+        .zscore(this.keys.repeat, id)
+        .hgetall(this.schedulerKey(id))
+        .exec()) ?? [];
+    const [[scoreError, score] = [null, null], [hashError, hash] = [null, {}]] = replies;
+    if (scoreError) throw scoreError;
+    if (hashError) throw hashError;
+    const record = hash as Record<string, string>;
+    if (score === null || Object.keys(record).length === 0) return undefined;
+    return { hash: record, next: Number(score) };
+  }
+
+  /** Schedulers by next run; pairs of [id, hash] with the score, skipping ids without a hash. */
+  async range(
+    start: number,
+    end: number,
+    asc: boolean,
+  ): Promise<(StoredScheduler & { id: string })[]> {
+    const flat = asc
+      ? await this.client.zrange(this.keys.repeat, start, end, 'WITHSCORES')
+      : await this.client.zrevrange(this.keys.repeat, start, end, 'WITHSCORES');
+    const entries: { id: string; next: number }[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      entries.push({ id: flat[i]!, next: Number(flat[i + 1]) });
+    }
+    if (entries.length === 0) return [];
+    const pipeline = this.client.pipeline();
+    for (const entry of entries) pipeline.hgetall(this.schedulerKey(entry.id));
+    const replies = (await pipeline.exec()) ?? [];
+    const found: (StoredScheduler & { id: string })[] = [];
+    entries.forEach((entry, i) => {
+      const [error, hash] = replies[i] ?? [null, {}];
+      if (error) throw error;
+      const record = flatToRecordIfArray(hash);
+      if (Object.keys(record).length > 0) found.push({ ...entry, hash: record });
+    });
+    return found;
+  }
+
+  count(): Promise<number> {
+    return this.client.zcard(this.keys.repeat);
+  }
+
+  /** True when `Q repeat:<id>` is a v6 scheduler (has `ic`), not a legacy v5 repeatable. */
+  async isScheduler(id: string): Promise<boolean> {
+    return (await this.client.hexists(this.schedulerKey(id), 'ic')) === 1;
+  }
+
+  /** The stored definition, for iterations whose opts lack `repeat`. */
+  async definition(id: string): Promise<Record<string, string>> {
+    return this.client.hgetall(this.schedulerKey(id));
+  }
+}
+
+function flatToRecordIfArray(reply: unknown): Record<string, string> {
+  if (Array.isArray(reply)) return flatToRecord(reply);
+  return (reply ?? {}) as Record<string, string>;
+}

@@ -1,0 +1,52 @@
+--- @include "insertJob"
+--- @include "removeJobWithDedup"
+--- @include "schedulerSlots"
+-- Iteration jobs of job schedulers: ordinary jobs with id "repeat:<schedulerId>:<millis>" and
+-- the hash field `rjk` = scheduler id.
+
+-- Where a not-yet-started iteration sits: "delayed", "prioritized", "wait", or nil when it is
+-- active, finished or gone (then it is not replaceable).
+local function pendingIterationState(k, jobId)
+  if redis.call("ZSCORE", k.delayed, jobId) then
+    return "delayed"
+  end
+  if redis.call("ZSCORE", k.prioritized, jobId) then
+    return "prioritized"
+  end
+  if redis.call("LPOS", k.wait, jobId) then
+    return "wait"
+  end
+  return nil
+end
+
+-- Takes a pending iteration out of its state and deletes its keys.
+local function removePendingIteration(k, jobId, state)
+  if state == "wait" then
+    redis.call("LREM", k.wait, 0, jobId)
+  else
+    redis.call("ZREM", k[state], jobId)
+  end
+  removeJobWithDedup(k.base, jobId)
+end
+
+-- Stores and enqueues the iteration at `millis` (INCRs the id counter, emits added and
+-- waiting/delayed). `opts` is the decoded iteration opts table; its jobId and delay are set here.
+-- Returns the job id and its delay.
+local function addSchedulerIteration(k, schedulerId, millis, name, data, opts, now)
+  local jobId = schedulerIterationId(schedulerId, millis)
+  local delay = millis - now
+  if delay < 0 then
+    delay = 0
+  end
+  opts["jobId"] = jobId
+  opts["delay"] = delay
+  local fields = {"rjk", schedulerId}
+  if type(opts["de"]) == "table" and opts["de"]["id"] then
+    fields[3] = "deid"
+    fields[4] = opts["de"]["id"]
+  end
+  insertJob(k, {customId = jobId, name = name, timestamp = now, data = data,
+    opts = cjson.encode(opts), delay = delay, priority = tonumber(opts["priority"]) or 0,
+    lifo = opts["lifo"] == true, fields = fields}, now)
+  return jobId, delay
+end
