@@ -1,6 +1,6 @@
 import { DEFAULTS } from './defaults';
 import { JobNotFoundError, TimeoutError, ValidationError } from './errors';
-import type { RawJobHash } from './backend/queue-backend';
+import type { ParentLinkFields, RawJobHash } from './backend/queue-backend';
 import type { JobStateReply } from './backend/queue-operations';
 import {
   childKeyOf,
@@ -18,14 +18,7 @@ import { parentLinkFor } from './prepare-job';
 import { TraceContext } from './telemetry/trace-context';
 
 /** The parent link stored on a child job (`parent` hash field). */
-export interface ParentLink {
-  id: string;
-  queueKey: string;
-  fpof?: boolean;
-  cpof?: boolean;
-  idof?: boolean;
-  rdof?: boolean;
-}
+export type ParentLink = ParentLinkFields;
 
 /** The part of QueueEvents that waitUntilFinished listens to. */
 export interface FinishedEventsSource {

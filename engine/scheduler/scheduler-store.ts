@@ -4,6 +4,7 @@
  * `Q repeat:<id>` (hash: the definition, spec §10.2).
  */
 import type { Redis } from 'ioredis';
+import { addJobKeys } from '../backend/redis/add-job';
 import { OxmqError, UnexpectedReplyError } from '../errors';
 import type { QueueKeys } from '../keys';
 import { flatToRecord, runScript } from '../backend/redis/run-script';
@@ -57,22 +58,9 @@ export class SchedulerStore {
     private readonly keys: QueueKeys,
   ) {}
 
+  /** The scheduler set, then the keys an add needs (iterations are stored like any job). */
   private scriptKeys(): string[] {
-    const k = this.keys;
-    return [
-      k.repeat,
-      k.wait,
-      k.meta,
-      k.id,
-      k.delayed,
-      k.prioritized,
-      k.pc,
-      k.marker,
-      k.events,
-      k.active,
-      k.waitingChildren,
-      k.completed,
-    ];
+    return [this.keys.repeat, ...addJobKeys(this.keys)];
   }
 
   schedulerKey(id: string): string {
