@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The console suite builds and starts the app: its own config (vitest.console.config.mts).
+    exclude: [...configDefaults.exclude, 'test/console/**'],
     globalSetup: ['test/setup/redis-server.ts'],
     pool: 'forks',
     testTimeout: 30_000,

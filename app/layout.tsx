@@ -1,16 +1,39 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
+import { Nav } from '@/components/layout/nav';
+import { THEME_BOOT_SCRIPT } from '@/components/theme/theme';
+import type { SessionInfo } from '@/lib/api-types';
+import { currentUser } from '@/lib/server/auth';
+import { isReadOnly } from '@/lib/server/oxmq';
+import './globals.css';
+import { Providers } from './providers';
 
 export const metadata: Metadata = {
   title: 'OxMQ console',
   description: 'Admin and monitoring console for the OxMQ job queue.',
 };
 
-// No next/font/google: it fetches from Google at build time and fails offline.
-export default function RootLayout({ children }: { children: ReactNode }) {
+// Every page depends on the session cookie.
+export const dynamic = 'force-dynamic';
+
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const user = await currentUser();
+  const session: SessionInfo | null = user ? { ...user, readOnly: isReadOnly() } : null;
   return (
-    <html lang="en">
-      <body style={{ fontFamily: 'system-ui, sans-serif', margin: 0 }}>{children}</body>
+    // data-theme is set by the boot script before hydration; React must not fight it.
+    <html lang="en" suppressHydrationWarning>
+      <head>
+        <script dangerouslySetInnerHTML={{ __html: THEME_BOOT_SCRIPT }} />
+      </head>
+      <body>
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
+        <Providers session={session}>
+          <Nav />
+          <main id="main">{children}</main>
+        </Providers>
+      </body>
     </html>
   );
 }

@@ -1,8 +1,10 @@
-export default function HomePage() {
+import { QueueOverviewList } from '@/components/queues/queue-overview';
+
+export default function OverviewPage() {
   return (
-    <main style={{ padding: '3rem 2rem' }}>
-      <h1>OxMQ console — coming soon</h1>
-      <p>The engine is under construction; this page is a placeholder.</p>
-    </main>
+    <>
+      <h1>Queues</h1>
+      <QueueOverviewList />
+    </>
   );
 }

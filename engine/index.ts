@@ -22,7 +22,8 @@ export type {
 export { QueueKeys, QUEUE_KEY_NAMES } from './keys';
 export { JobSchedulerIdCollisionError, JobSchedulerSlotsBusyError } from './job-scheduler';
 export type { RepeatOptions, JobSchedulerTemplate, JobSchedulerJson } from './job-scheduler';
-export type { DeduplicationOptions } from './job-options';
+export type { DeduplicationOptions, GroupOptions } from './job-options';
+export type { GroupInfo, GroupDefaults } from './backend/queue-operations';
 export type { Metrics } from './backend/queue-backend';
 export { TraceContext } from './telemetry/trace-context';
 export { computeBackoffDelay, UnknownBackoffStrategyError } from './backoff';

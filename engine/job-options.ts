@@ -27,6 +27,16 @@ export interface DeduplicationOptions {
   reschedule?: boolean;
 }
 
+/**
+ * Tenant group (OxMQ extension): the job waits in its group's own line, groups take turns at the
+ * workers, and each group can have its own concurrency, rate limit and pause switch (see
+ * Queue.setGroupConcurrency & co). Grouped jobs cannot have a priority.
+ */
+export interface GroupOptions {
+  /** 1..128 characters of [A-Za-z0-9_.-]. */
+  id: string;
+}
+
 /** removeOnComplete / removeOnFail: true deletes, a number keeps the newest n, or age/count. */
 export type KeepJobs =
   | boolean
@@ -65,6 +75,8 @@ export interface JobsOptions {
   deduplication?: DeduplicationOptions;
   /** Makes the job a child of an existing job: `queue` is `<prefix>:<queueName>` of the parent. */
   parent?: { id: string; queue: string };
+  /** OxMQ extension: the tenant group the job belongs to (no priority then). */
+  group?: GroupOptions;
   // Keys this type does not list still travel through to Redis untouched, as with bullmq.
 }
 
@@ -159,6 +171,43 @@ export function validateJobId(jobId: unknown): void {
   if (jobId.includes(':') && jobId.split(':').length !== 3) {
     throw new ValidationError(`Custom jobId cannot contain ":" (got "${jobId}")`);
   }
+  // A job's hash is `Q<jobId>`: these would be the keys of tenant groups (docs/redis-keys.md).
+  if (jobId === 'groups' || jobId === 'group-delayed' || jobId.startsWith('group:')) {
+    throw new ValidationError(`jobId "${jobId}" is reserved for tenant group keys`);
+  }
+}
+
+/** Longest tenant group id. */
+export const MAX_GROUP_ID_LENGTH = 128;
+const GROUP_ID_PATTERN = /^[A-Za-z0-9_.-]+$/;
+
+/** A tenant group id: 1..128 characters of [A-Za-z0-9_.-] (no `:`, so keys stay parseable). */
+export function validateGroupId(id: unknown): asserts id is string {
+  if (
+    typeof id !== 'string' ||
+    id.length === 0 ||
+    id.length > MAX_GROUP_ID_LENGTH ||
+    !GROUP_ID_PATTERN.test(id)
+  ) {
+    throw new ValidationError(
+      `group id must be 1..${MAX_GROUP_ID_LENGTH} characters of [A-Za-z0-9_.-] (got ${JSON.stringify(id)})`,
+    );
+  }
+}
+
+function validateGroup(group: unknown, priority: number | undefined): void {
+  if (group === undefined) return;
+  if (group === null || typeof group !== 'object' || Array.isArray(group)) {
+    throw new ValidationError('group must be { id }');
+  }
+  const unknownKeys = Object.keys(group).filter((key) => key !== 'id');
+  if (unknownKeys.length > 0) {
+    throw new ValidationError(`group only takes { id } (got ${unknownKeys.join(', ')})`);
+  }
+  validateGroupId((group as { id?: unknown }).id);
+  if (priority !== undefined && priority > 0) {
+    throw new ValidationError('priority is not supported for grouped jobs');
+  }
 }
 
 /** Every check bullmq makes before adding a job, plus OxMQ's own (types, trace context). */
@@ -204,6 +253,7 @@ export function validateJobOptions(opts: JobsOptions): void {
     throw new ValidationError(`At most one of ${FAILURE_POLICIES.join(', ')} can be set`);
   }
   validateParent(opts.parent);
+  validateGroup(opts.group, opts.priority);
   validateDeduplication(opts.deduplication, opts.parent !== undefined);
   if (opts.traceparent !== undefined) TraceContext.of(opts.traceparent, opts.tracestate);
   else if (opts.tracestate !== undefined) {

@@ -248,7 +248,8 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
 
   async changePriority(opts: { priority?: number; lifo?: boolean }): Promise<void> {
     const priority = opts.priority ?? 0;
-    validateJobOptions({ priority });
+    // The same check as at add: a grouped job has no priority (its group's line is FIFO).
+    validateJobOptions({ priority, group: this.opts.group });
     await this.scope.ops.changePriority(this.id, priority, opts.lifo ?? false);
     this.priority = priority;
   }

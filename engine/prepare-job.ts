@@ -52,6 +52,7 @@ export function prepareJob(
       fields,
       parent: parentLinkFor(merged),
       deduplication: merged.deduplication,
+      groupId: merged.group?.id,
     },
   };
 }

@@ -1,7 +1,14 @@
 import { EventEmitter } from 'node:events';
 import { RedisQueueBackend } from './backend/redis/redis-queue-backend';
 import { RedisQueueOperations } from './backend/redis/queue-operations';
-import type { CleanState, JobState, JobStateReply } from './backend/queue-operations';
+import { RedisGroupOperations } from './backend/redis/groups';
+import type {
+  CleanState,
+  GroupDefaults,
+  GroupInfo,
+  JobState,
+  JobStateReply,
+} from './backend/queue-operations';
 import type { Metrics } from './backend/queue-backend';
 import { connect, release, untilDisconnected, type ManagedConnection } from './connection';
 import { DEFAULTS } from './defaults';
@@ -59,6 +66,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   readonly keys: QueueKeys;
   readonly backend: RedisQueueBackend;
   readonly ops: RedisQueueOperations;
+  readonly groups: RedisGroupOperations;
   readonly defaultJobOptions: JobsOptions;
   private readonly connection: ManagedConnection;
   private readonly ready: Promise<void>;
@@ -81,6 +89,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     this.connection.client.on('error', (error: Error) => this.emitError(error));
     this.backend = new RedisQueueBackend(this.connection.client, this.keys);
     this.ops = new RedisQueueOperations(this.connection.client, this.keys);
+    this.groups = new RedisGroupOperations(this.connection.client, this.keys);
     this.scheduler = new JobScheduler(
       this.connection.client,
       this.keys,
@@ -406,6 +415,79 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
 
   getRateLimitTtl(maxJobs?: number): Promise<number> {
     return this.ops.getRateLimitTtl(maxJobs);
+  }
+
+  // ---- tenant groups (OxMQ extension; jobs join one with the `group: { id }` option) ----
+
+  /** At most `concurrency` jobs of group `groupId` run at once, across every worker. */
+  async setGroupConcurrency(groupId: string, concurrency: number): Promise<void> {
+    if (concurrency === undefined) throw new ValidationError('group concurrency is required');
+    await this.groups.setGroupConcurrency(groupId, concurrency);
+  }
+
+  /** The group falls back to the queue-wide default concurrency (if any). */
+  removeGroupConcurrency(groupId: string): Promise<void> {
+    return this.groups.setGroupConcurrency(groupId, undefined);
+  }
+
+  /** At most `max` job starts of group `groupId` in any `duration` ms, across every worker. */
+  setGroupRateLimit(groupId: string, max: number, duration: number): Promise<void> {
+    return this.groups.setGroupRateLimit(groupId, { max, duration });
+  }
+
+  /** The group falls back to the queue-wide default rate limit (if any). */
+  removeGroupRateLimit(groupId: string): Promise<void> {
+    return this.groups.setGroupRateLimit(groupId, undefined);
+  }
+
+  /**
+   * Limits of every group that has none of its own. Given fields are set, null clears one,
+   * omitted ones stay as they are.
+   */
+  setGroupDefaults(defaults: GroupDefaults): Promise<void> {
+    return this.groups.setGroupDefaults(defaults);
+  }
+
+  getGroupDefaults(): Promise<{
+    concurrency: number | null;
+    rateLimit: { max: number; duration: number } | null;
+  }> {
+    return this.groups.getGroupDefaults();
+  }
+
+  /** No job of the group starts until resumeGroup; its running jobs go on. */
+  pauseGroup(groupId: string): Promise<void> {
+    return this.groups.setGroupPaused(groupId, true);
+  }
+
+  resumeGroup(groupId: string): Promise<void> {
+    return this.groups.setGroupPaused(groupId, false);
+  }
+
+  async getGroup(groupId: string): Promise<GroupInfo> {
+    const [group] = await this.groups.getGroups([groupId]);
+    return group!;
+  }
+
+  /**
+   * One page of every group ever used or configured, in id order: pass the returned cursor back
+   * for the next page ('' starts; '' is returned after the last page).
+   */
+  async getGroups(
+    opts: { cursor?: string; count?: number } = {},
+  ): Promise<{ groups: GroupInfo[]; cursor: string }> {
+    const page = await this.groups.listGroupIds(opts.cursor ?? '', opts.count ?? 100);
+    return { groups: await this.groups.getGroups(page.ids), cursor: page.cursor };
+  }
+
+  /** The group's waiting jobs, next to run first ([start, end] of its line). */
+  async getGroupJobs(
+    groupId: string,
+    start = 0,
+    end = -1,
+  ): Promise<Job<DataType, ReturnType, NameType>[]> {
+    const rows = await this.groups.getGroupJobs(groupId, start, end);
+    return rows.map((row) => Job.fromHash<DataType, ReturnType, NameType>(this, row.id, row.hash));
   }
 
   /** Workers connected to this queue (OxMQ's and bullmq's), from their blocking connections' names. */

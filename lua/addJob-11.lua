@@ -1,6 +1,7 @@
 --[[
   Adds one job: stores its hash and enqueues it as delayed, prioritized, waiting, or (a parent
-  given children elsewhere) waiting-children. A job with a parent joins its dependencies.
+  given children elsewhere) waiting-children. A job with a parent joins its dependencies. A
+  grouped job (`groupId`) waits in its group's line or in Q group-delayed instead.
 
   KEYS[1] wait      KEYS[5] prioritized  KEYS[9]  active
   KEYS[2] meta      KEYS[6] pc           KEYS[10] waiting-children

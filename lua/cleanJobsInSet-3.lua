@@ -9,6 +9,8 @@
   points at the job), and detaches a flow child from its parent in "hard" mode: a parent left
   without pending children is removed too when it is in this queue, or released to the front of
   its own queue's wait list otherwise (see removeJobDetached).
+  Grouped jobs are cleaned with their state: `wait` goes on into every group's line and `delayed`
+  into Q group-delayed once the state's own key is done (see GROUP_PHASE below for the cursor).
 
   KEYS[1] the state's key (Q completed | failed | delayed | prioritized | wait | paused | active)
   KEYS[2] events  KEYS[3] repeat
@@ -21,6 +23,7 @@
 --- @include "removeJobDetached"
 --- @include "schedulerIteration"
 --- @include "batchedCall"
+--- @include "groups"
 
 local Q = ARGV[1]
 local cutoff = tonumber(ARGV[2])
@@ -72,8 +75,95 @@ local function removeJob(jobId)
   end
 end
 
+-- Scans one list from its oldest end (the tail), skipping the `skip` entries earlier calls kept,
+-- examining at most `limit`. Removed entries are blanked in place (indices stay valid during the
+-- scan) and dropped with one LREM from the tail. Returns the new skip count and the entries read.
+local function scanList(key, skip, limit)
+  local ids = redis.call("LRANGE", key, -(skip + limit), -(skip + 1))
+  local n = #ids
+  local before = #removed + #dropped
+  for j = n, 1, -1 do
+    local jobId = ids[j]
+    if isCleanable(jobId) then
+      redis.call("LSET", key, -(skip + n - j + 1), "")
+      removeJob(jobId)
+    end
+  end
+  local blanks = #removed + #dropped - before
+  if blanks > 0 then
+    redis.call("LREM", key, -blanks, "")
+  end
+  return skip + n - blanks, n
+end
+
+-- Scans a sorted set from its lowest score, skipping `skip` kept entries. Returns as scanList.
+local function scanSortedSet(key, skip, limit)
+  local ids = redis.call("ZRANGE", key, skip, skip + limit - 1)
+  local gone = {}
+  for _, jobId in ipairs(ids) do
+    if isCleanable(jobId) then
+      removeJob(jobId)
+      gone[#gone + 1] = jobId
+    else
+      skip = skip + 1
+    end
+  end
+  batchedCall("ZREM", key, gone)
+  return skip, #ids
+end
+
+-- Grouped jobs of a state live apart: waiting ones in their groups' lines (state wait), delayed
+-- ones in Q group-delayed (state delayed). They are cleaned after the state's own key, in the
+-- same bounded calls. A cursor >= GROUP_PHASE means that phase: cursor - GROUP_PHASE is the kept
+-- count of Q group-delayed, or, for wait, g * GROUP_STRIDE + kept count of the g-th group of
+-- Q groups:known (in its lexicographic order, so groups added meanwhile shift the walk back and
+-- a group is looked at again rather than skipped).
+local GROUP_PHASE = 2 ^ 50
+local GROUP_STRIDE = 2 ^ 26
+local hasGroupPhase = state == "wait" or state == "delayed"
+
 local examined = 0
-if state == "completed" or state == "failed" then
+if cursor >= GROUP_PHASE then
+  local offset = cursor - GROUP_PHASE
+  if state == "delayed" then
+    local n
+    offset, n = scanSortedSet(Q .. "group-delayed", offset, budget)
+    examined = n
+  else
+    local knownKey = Q .. "groups:known"
+    local g = math.floor(offset / GROUP_STRIDE)
+    local skip = offset - g * GROUP_STRIDE
+    -- Groups without waiting jobs cost a look each: at most `budget` looks per call.
+    local looks = 0
+    local finished = false
+    while examined < budget do
+      if looks >= budget then
+        break
+      end
+      looks = looks + 1
+      local gid = redis.call("ZRANGE", knownKey, g, g)[1]
+      if not gid then
+        finished = true
+        break
+      end
+      local line = groupKey(Q, gid, "wait")
+      local n
+      skip, n = scanList(line, skip, budget - examined)
+      examined = examined + n
+      dropGroupIfIdle(Q, gid)
+      if examined < budget then
+        -- this group's line is done
+        g = g + 1
+        skip = 0
+      end
+    end
+    offset = g * GROUP_STRIDE + skip
+    if not finished and examined < budget then
+      done = 0
+    end
+  end
+  cursor = GROUP_PHASE + offset
+elseif state == "completed" or state == "failed" then
   local ids = redis.call("ZRANGEBYSCORE", setKey, 0, cutoff, "LIMIT", 0, budget)
   for _, jobId in ipairs(ids) do
     removeJob(jobId)
@@ -93,26 +183,23 @@ elseif state == "delayed" or state == "prioritized" then
   batchedCall("ZREM", setKey, dropped)
   examined = #ids
 else
-  -- Lists: newest at the head, so the scan walks from the tail. Removed entries are blanked in
-  -- place (indices stay valid during the scan) and dropped with one LREM from the tail.
-  local ids = redis.call("LRANGE", setKey, -(cursor + budget), -(cursor + 1))
-  local n = #ids
-  for j = n, 1, -1 do
-    local jobId = ids[j]
-    if isCleanable(jobId) then
-      redis.call("LSET", setKey, -(cursor + n - j + 1), "")
-      removeJob(jobId)
-    end
-  end
-  local blanks = #removed + #dropped
-  cursor = cursor + n - blanks
-  if blanks > 0 then
-    redis.call("LREM", setKey, -blanks, "")
-  end
-  examined = n
+  -- Lists: newest at the head, so the scan walks from the tail.
+  cursor, examined = scanList(setKey, cursor, budget)
 end
 if examined >= budget then
   done = 0
+elseif hasGroupPhase and cursor < GROUP_PHASE then
+  -- The state's own key is done: its grouped jobs come next, if there are any.
+  local groupsLeft
+  if state == "delayed" then
+    groupsLeft = redis.call("ZCARD", Q .. "group-delayed") > 0
+  else
+    groupsLeft = redis.call("EXISTS", Q .. "groups") == 1
+  end
+  if groupsLeft then
+    cursor = GROUP_PHASE
+    done = 0
+  end
 end
 
 if #removed > 0 or ARGV[6] == "1" then

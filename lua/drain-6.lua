@@ -5,6 +5,9 @@
   A drained flow child leaves its parent's dependencies; a parent left without pending children
   is removed too when it is in this queue, or released to the front of its own queue's wait list
   otherwise (see removeJobDetached).
+  Grouped jobs are drained too: every group's line (groups leave the ring as their lines empty)
+  and, when asked, Q group-delayed. Group settings (meta), active sets and the groups:known
+  registry stay, as the queue's own meta does.
 
   KEYS[1] wait  KEYS[2] paused (legacy list)  KEYS[3] prioritized  KEYS[4] delayed
   KEYS[5] repeat  KEYS[6] pc
@@ -16,6 +19,7 @@
 --- @include "removeJobDetached"
 --- @include "schedulerIteration"
 --- @include "batchedCall"
+--- @include "groups"
 
 local Q = ARGV[1]
 local budget = tonumber(ARGV[3])
@@ -91,6 +95,44 @@ for _, structure in ipairs(structures) do
     drainList(structure[1])
   else
     drainSortedSet(structure[1])
+  end
+end
+
+-- The groups' lines, in ring order. Each group in the ring has at least one waiting job, and at
+-- most `schedulers` of them hold only kept iterations, so this many ring entries are enough.
+local ringKey = Q .. "groups"
+if removed >= budget then
+  if redis.call("LLEN", ringKey) > 0 then
+    more = 1
+  end
+else
+  local gids = redis.call("LRANGE", ringKey, 0, budget - removed + schedulers - 1)
+  local keptGroups = 0
+  for _, gid in ipairs(gids) do
+    if removed >= budget then
+      more = 1
+      break
+    end
+    local line = groupKey(Q, gid, "wait")
+    drainList(line)
+    if redis.call("LLEN", line) == 0 then
+      redis.call("LREM", ringKey, 0, gid)
+    else
+      keptGroups = keptGroups + 1
+    end
+  end
+  if redis.call("LLEN", ringKey) > keptGroups then
+    more = 1
+  end
+end
+if ARGV[2] == "1" then
+  local groupDelayed = Q .. "group-delayed"
+  if removed >= budget then
+    if redis.call("ZCARD", groupDelayed) > 0 then
+      more = 1
+    end
+  else
+    drainSortedSet(groupDelayed)
   end
 end
 

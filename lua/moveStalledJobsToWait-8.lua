@@ -1,7 +1,8 @@
 --[[
   Two-phase stalled-job check, throttled cluster-wide by the stalled-check key.
   Phase 1 judges the ids marked at the previous check: those still active without a lock are put
-  back at the front of the wait list (with a deferred failure once they stalled too often).
+  back at the front of the wait list (with a deferred failure once they stalled too often); a
+  grouped job at the front of its group's line, leaving its group's active set.
   Phase 2 marks every job active now, to be judged at the next check.
 
   KEYS[1] stalled  KEYS[2] wait  KEYS[3] active  KEYS[4] stalled-check
@@ -14,6 +15,7 @@
 --- @include "getMaxEvents"
 --- @include "isPausedOrMaxed"
 --- @include "markers"
+--- @include "groups"
 
 local Q = ARGV[2]
 local maxStalledCount = tonumber(ARGV[1])
@@ -41,7 +43,12 @@ for _, jobId in ipairs(candidates) do
       if stalledCount > maxStalledCount and not isSchedulerJob then
         redis.call("HSET", jobKey, "defa", "job stalled more than allowable limit")
       end
-      redis.call("RPUSH", KEYS[2], jobId)
+      local gid = leaveGroupActiveOf(Q, jobId)
+      if gid then
+        pushGroupedJob(Q, gid, jobId, "RPUSH")
+      else
+        redis.call("RPUSH", KEYS[2], jobId)
+      end
       signalJobsReady(KEYS[6], isPausedOrMaxed(KEYS[5], KEYS[3]))
       redis.call("XADD", KEYS[7], "*", "event", "waiting", "jobId", jobId, "prev", "active")
       redis.call("XADD", KEYS[7], "*", "event", "stalled", "jobId", jobId)

@@ -1,5 +1,7 @@
 --[[
   Moves an active job to the delayed set: a retry with backoff, or a processor postponing its job.
+  A grouped job goes to Q group-delayed instead (promoted into its group's line when due) and
+  frees its group slot.
 
   KEYS[1] marker  KEYS[2] active  KEYS[3] delayed  KEYS[4] job hash  KEYS[5] events
   KEYS[6] meta    KEYS[7] stalled
@@ -14,6 +16,7 @@
 --- @include "leaveActive"
 --- @include "markers"
 --- @include "scores"
+--- @include "groups"
 
 local jobKey = KEYS[4]
 local jobId = ARGV[1]
@@ -29,7 +32,12 @@ if ARGV[5] ~= "1" then
   redis.call("HINCRBY", jobKey, "atm", 1)
 end
 redis.call("HSET", jobKey, "delay", delay)
-redis.call("ZADD", KEYS[3], delayedScore(KEYS[3], dueTs), jobId)
+local Q = baseOfKey(KEYS[3], "delayed")
+if leaveGroupActiveOf(Q, jobId) then
+  redis.call("ZADD", Q .. "group-delayed", delayedScore(Q .. "group-delayed", dueTs), jobId)
+else
+  redis.call("ZADD", KEYS[3], delayedScore(KEYS[3], dueTs), jobId)
+end
 redis.call("XADD", KEYS[5], "MAXLEN", "~", getMaxEvents(KEYS[6]), "*", "event", "delayed", "jobId", jobId, "delay", dueTs)
 signalNextDelayed(KEYS[1], KEYS[3])
 return 0

@@ -17,6 +17,8 @@
   ARGV[12] JSON array of fields to write first [k1, v1, ...] (failures: failedReason, stacktrace)
   ARGV[13] attempts allowed (opts.attempts, 0 when absent)
 
+  A grouped job (hash field `gid`) also leaves its group's active set.
+
   Returns 0, a next-job tuple (see fetchNextJob), or a negative error code:
   -1 job missing, -2 lock missing, -3 not active, -4 pending children, -6 lock owned by another
   token, -9 a child failed with failParentOnFailure.
@@ -27,6 +29,7 @@
 --- @include "collectMetrics"
 --- @include "fetchNextJob"
 --- @include "onChildFinished"
+--- @include "groups"
 
 local jobKey = KEYS[12]
 local jobId = ARGV[1]
@@ -50,6 +53,8 @@ local left = leaveActive(jobKey, KEYS[2], KEYS[5], jobId, ARGV[8], ARGV[12])
 if left < 0 then
   return left
 end
+-- A grouped job frees its group slot (waking idle workers when the group was full).
+leaveGroupActiveOf(Q, jobId)
 
 local maxEvents = getMaxEvents(KEYS[8])
 redis.call("XTRIM", KEYS[4], "MAXLEN", "~", maxEvents)
@@ -97,7 +102,7 @@ if ARGV[6] == "1" then
 end
 
 local fetchedJob = result ~= nil and result[1] ~= 0
-local ready = redis.call("LLEN", KEYS[1]) + redis.call("ZCARD", KEYS[3])
+local ready = redis.call("LLEN", KEYS[1]) + redis.call("ZCARD", KEYS[3]) + redis.call("LLEN", Q .. "groups")
 if not fetchedJob and ready == 0 and redis.call("LLEN", KEYS[2]) == 0 then
   redis.call("XADD", KEYS[4], "*", "event", "drained")
 end

@@ -16,6 +16,7 @@
 ]]
 --- @include "getMaxEvents"
 --- @include "releaseJobLock"
+--- @include "groups"
 
 local jobKey = KEYS[3]
 local jobId = ARGV[4]
@@ -51,6 +52,8 @@ if redis.call("LREM", KEYS[1], -1, jobId) == 0 then
   return -3
 end
 releaseJobLock(jobKey, KEYS[6], token, jobId)
+-- A grouped job waiting for children holds no group slot.
+leaveGroupActiveOf(baseOfKey(KEYS[1], "active"), jobId)
 
 redis.call("ZADD", KEYS[2], tonumber(ARGV[3]), jobId)
 redis.call("XADD", KEYS[7], "MAXLEN", "~", getMaxEvents(KEYS[8]), "*", "event", "waiting-children",

@@ -9,6 +9,9 @@
   another queue; see removeJobDetached).
   Children in other queues of a removed parent keep a `parentKey` to a job that no longer exists
   (as in bullmq).
+  Tenant groups go too: Q group-delayed with its jobs, then group by group (from Q groups:known)
+  its line with its jobs and every key of the group, each group counting one against the budget;
+  at the end Q groups, Q groups:turn and Q groups:known.
 
   KEYS[1] meta  KEYS[2] active  KEYS[3] delayed  KEYS[4] repeat  KEYS[5] completed
   KEYS[6] wait  KEYS[7] paused (legacy list)  KEYS[8] prioritized  KEYS[9] failed
@@ -21,6 +24,7 @@
 ]]
 --- @include "removeJobDetached"
 --- @include "batchedCall"
+--- @include "groups"
 
 local Q = ARGV[1]
 local budget = tonumber(ARGV[2])
@@ -79,6 +83,22 @@ removeFromList(KEYS[7])
 removeFromSortedSet(KEYS[8])
 removeFromSortedSet(KEYS[9])
 removeFromSortedSet(KEYS[10])
+removeFromSortedSet(Q .. "group-delayed")
+
+-- Group by group: its line's jobs, then (once the line is empty) the group's own keys.
+local knownKey = Q .. "groups:known"
+while budget > 0 do
+  local gid = redis.call("ZRANGE", knownKey, 0, 0)[1]
+  if not gid then
+    break
+  end
+  removeFromList(groupKey(Q, gid, "wait"))
+  if budget > 0 then
+    deleteGroupKeys(Q, gid)
+    redis.call("ZREM", knownKey, gid)
+    budget = budget - 1
+  end
+end
 
 -- Every structure stops only when it is empty or the budget is spent.
 if budget <= 0 then
@@ -88,5 +108,6 @@ end
 redis.call("DEL", Q .. "events", Q .. "stalled-check", Q .. "stalled", Q .. "id", Q .. "pc",
   Q .. "marker", Q .. "limiter", Q .. "limiter:log", Q .. "delay", Q .. "priority",
   Q .. "metrics:completed", Q .. "metrics:completed:data",
-  Q .. "metrics:failed", Q .. "metrics:failed:data", KEYS[1])
+  Q .. "metrics:failed", Q .. "metrics:failed:data", Q .. "groups", Q .. "groups:turn",
+  Q .. "groups:known", KEYS[1])
 return 0

@@ -39,7 +39,8 @@ if legacy > 0 then
   end
 end
 
-if redis.call("LLEN", KEYS[4]) + redis.call("ZCARD", KEYS[6]) > 0 then
+local Q = string.sub(KEYS[4], 1, #KEYS[4] - #"wait")
+if redis.call("LLEN", KEYS[4]) + redis.call("ZCARD", KEYS[6]) + redis.call("LLEN", Q .. "groups") > 0 then
   signalJobsReady(KEYS[2], false)
 else
   signalNextDelayed(KEYS[2], KEYS[7])

@@ -1,5 +1,6 @@
 --[[
-  Job.promote: a delayed job runs now, at the back of the wait list (or in prioritized).
+  Job.promote: a delayed job runs now, at the back of the wait list (or in prioritized); a
+  grouped one (in Q group-delayed) at the back of its group's line.
 
   KEYS[1] delayed  KEYS[2] wait  KEYS[3] meta  KEYS[4] prioritized  KEYS[5] active  KEYS[6] pc
   KEYS[7] events  KEYS[8] marker
@@ -13,7 +14,8 @@
 
 local jobId = ARGV[2]
 local jobKey = ARGV[1] .. jobId
-if redis.call("ZREM", KEYS[1], jobId) == 0 then
+if redis.call("ZREM", KEYS[1], jobId) == 0
+    and redis.call("ZREM", ARGV[1] .. "group-delayed", jobId) == 0 then
   return -3
 end
 

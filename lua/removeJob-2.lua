@@ -20,6 +20,7 @@
 --- @include "schedulerIteration"
 --- @include "splitJobKey"
 --- @include "getMaxEvents"
+--- @include "groups"
 
 local jobId = ARGV[1]
 local Q = ARGV[3]
@@ -66,8 +67,19 @@ for _, node in ipairs(nodes) do
   end
 end
 
--- The state structure holding the job, by the names the `removed` event uses.
+-- The state structure holding the job, by the names the `removed` event uses. A grouped job's
+-- "delayed" is Q group-delayed and its "wait" its group's line (its group's active set is left
+-- by removeJobWithDedup).
 local function takeOutOfState(base, id)
+  local gid = redis.call("HGET", base .. id, "gid")
+  if gid then
+    if redis.call("ZREM", base .. "group-delayed", id) == 1 then
+      return "delayed"
+    end
+    if removeFromGroupLine(base, gid, id) then
+      return "wait"
+    end
+  end
   for _, state in ipairs({"completed", "failed", "delayed", "prioritized"}) do
     if redis.call("ZREM", base .. state, id) == 1 then
       return state

@@ -1,6 +1,6 @@
 --[[
-  Job.retry for a completed or failed job: back to wait (or prioritized), with its result and
-  finish time cleared. A child of a live parent becomes one of its pending dependencies again
+  Job.retry for a completed or failed job: back to wait (or prioritized; a grouped job to its
+  group's line), with its result and finish time cleared. A child of a live parent becomes one of its pending dependencies again
   (includes/returnChildToParent.lua); a parent that was already released is not moved back.
 
   KEYS[1] job hash  KEYS[2] events  KEYS[3] the state's set (completed | failed)  KEYS[4] wait

@@ -1,5 +1,6 @@
 --[[
-  Sends a failed attempt straight back to be run again (retry without backoff delay).
+  Sends a failed attempt straight back to be run again (retry without backoff delay). A grouped
+  job goes back to its group's line (back, or front for lifo) and frees its group slot.
 
   KEYS[1] active  KEYS[2] wait  KEYS[3] job hash  KEYS[4] meta  KEYS[5] events
   KEYS[6] delayed KEYS[7] prioritized KEYS[8] pc  KEYS[9] marker KEYS[10] stalled
@@ -13,6 +14,7 @@
 --- @include "isPausedOrMaxed"
 --- @include "leaveActive"
 --- @include "promoteDueDelayedJobs"
+--- @include "groups"
 
 local jobKey = KEYS[3]
 local jobId = ARGV[4]
@@ -25,6 +27,7 @@ local left = leaveActive(jobKey, KEYS[1], KEYS[10], jobId, ARGV[5], ARGV[6])
 if left < 0 then
   return left
 end
+leaveGroupActiveOf(Q, jobId)
 
 local priority = tonumber(redis.call("HGET", jobKey, "priority")) or 0
 enqueueReadyJob(KEYS[2], KEYS[7], KEYS[8], KEYS[9], jobId, priority, ARGV[3], isPausedOrMaxed(KEYS[4], KEYS[1]))

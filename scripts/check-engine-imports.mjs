@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Guards the dependency direction app/ + components/ -> engine/ -> lua/ (design.md §1, §3.11).
-// No file under engine/ may import React, Next.js or console code, nor the bullmq / Bull-Board
-// packages, which are test peers only.
+// No file under engine/ may import React, Next.js or console code (app/, components/, lib/), nor
+// the bullmq / Bull-Board packages, which are test peers only.
 //
 // Usage: node scripts/check-engine-imports.mjs [engineDir]
 //   engineDir defaults to <repo>/engine. Relative and `@/` imports are resolved against the
@@ -32,7 +32,7 @@ const FORBIDDEN_SCOPES = [
   { scope: '@bull-board', why: 'Bull-Board is a test peer (devDependency) only' },
 ];
 /** Top-level directories of the repo that engine/ must not reach into. */
-const FORBIDDEN_DIRS = ['app', 'components'];
+const FORBIDDEN_DIRS = ['app', 'components', 'lib'];
 
 function matchesPackage(specifier, name) {
   return specifier === name || specifier.startsWith(`${name}/`);
@@ -139,7 +139,7 @@ function main(argv) {
     console.error(`check-engine-imports: ${problems.length} forbidden import(s) in ${shown}/:`);
     for (const p of problems) console.error(p);
     console.error(
-      'engine/ may not import react, react-dom, next, app/ or components/ code, bullmq or ' +
+      'engine/ may not import react, react-dom, next, app/, components/ or lib/ code, bullmq or ' +
         '@bull-board/* (design.md §1: app/ and components/ -> engine/ -> lua/).',
     );
     return 1;

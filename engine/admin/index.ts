@@ -24,3 +24,32 @@ export type {
 export { FAILED_REASON_CHARS } from './flow-node-info';
 export type { ChildCount, FlowNodeInfo, FlowNodeState } from './flow-node-info';
 export type { ChildStatus } from '../flow-reader';
+export {
+  escapeGlob,
+  getQueueOverview,
+  listQueues,
+  pauseQueue,
+  QUEUE_COUNT_STATES,
+  QUEUE_SCAN_DEFAULTS,
+  queueExists,
+  resumeQueue,
+} from './queues';
+export type {
+  ListQueuesOptions,
+  QueueCountState,
+  QueueList,
+  QueueMetricsSeries,
+  QueueOverview,
+  QueueOverviewOptions,
+  QueueRef,
+  QueueWorker,
+} from './queues';
+export { MAX_QUEUE_HANDLES, queueHandle } from './queue-handle';
+export {
+  appendAudit,
+  AUDIT_DEFAULTS,
+  AUDIT_ID_PATTERN,
+  AUDIT_STREAM_KEY,
+  readAudit,
+} from './audit';
+export type { AuditEntry, AuditOutcome, AuditPage, AuditRecord } from './audit';

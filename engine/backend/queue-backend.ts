@@ -32,6 +32,8 @@ export interface NewJob {
     replace?: boolean;
     reschedule?: boolean;
   };
+  /** Tenant group: the job waits in that group's line and gets the hash field `gid`. */
+  groupId?: string;
 }
 
 /** The `parent` hash field of a child (bullmq's layout). */

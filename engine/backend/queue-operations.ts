@@ -133,3 +133,60 @@ export interface QueueOperations {
    */
   removeChildDependency(jobId: string, parentKey?: string): Promise<boolean>;
 }
+
+/** A tenant group as the console sees it (one atomic read). */
+export interface GroupInfo {
+  id: string;
+  /** Jobs ready to run in the group's line (delayed ones are not counted). */
+  waiting: number;
+  /** The group's jobs being processed now. */
+  active: number;
+  paused: boolean;
+  /** Effective cap: the group's own, else the queue-wide default; null when there is none. */
+  concurrency: number | null;
+  /** Effective rate limit (own, else default); null when there is none. */
+  rateLimit: { max: number; duration: number } | null;
+  /** ms until the rate limit lets one of the group's jobs start; 0 when one may start now. */
+  rateLimitTtl: number;
+}
+
+/** Queue-wide settings of every group without its own (a given null clears one). */
+export interface GroupDefaults {
+  concurrency?: number | null;
+  rateLimit?: { max: number; duration: number } | null;
+}
+
+/**
+ * Tenant groups (OxMQ only; keys in docs/redis-keys.md, "Groups"). Implemented by
+ * RedisGroupOperations (redis/groups.ts). Every setter validates before it writes and wakes idle
+ * workers when grouped jobs wait.
+ */
+export interface GroupOperations {
+  /** undefined removes the group's own cap (the default, if any, applies). */
+  setGroupConcurrency(groupId: string, concurrency: number | undefined): Promise<void>;
+  /** undefined removes the group's own limit (the default, if any, applies). */
+  setGroupRateLimit(
+    groupId: string,
+    limit: { max: number; duration: number } | undefined,
+  ): Promise<void>;
+  setGroupPaused(groupId: string, paused: boolean): Promise<void>;
+  /** Sets the given defaults; null clears one; omitted ones stay as they are. */
+  setGroupDefaults(defaults: GroupDefaults): Promise<void>;
+  getGroupDefaults(): Promise<{
+    concurrency: number | null;
+    rateLimit: { max: number; duration: number } | null;
+  }>;
+  /** One snapshot of the given groups, in order. */
+  getGroups(groupIds: string[]): Promise<GroupInfo[]>;
+  /**
+   * One page of the ids of every group ever used or configured, in lexicographic order, after
+   * `cursor` ('' for the first page). The returned cursor is '' after the last page.
+   */
+  listGroupIds(cursor: string, count: number): Promise<{ ids: string[]; cursor: string }>;
+  /** Ids and hashes of the group's waiting jobs, next to run first, [start, end] of its line. */
+  getGroupJobs(
+    groupId: string,
+    start: number,
+    end: number,
+  ): Promise<{ id: string; hash: RawJobHash }[]>;
+}

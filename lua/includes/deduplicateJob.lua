@@ -29,8 +29,10 @@ local function deduplicateJob(k, de, newId, timestamp, delay, maxEvents)
     return nil
   end
 
+  -- A grouped owner waits in Q group-delayed instead of Q delayed.
+  local groupDelayed = k.base .. "group-delayed"
   if de.replace then
-    if redis.call("ZREM", k.delayed, owner) == 1 then
+    if redis.call("ZREM", k.delayed, owner) == 1 or redis.call("ZREM", groupDelayed, owner) == 1 then
       deleteJobKeys(k.base .. owner)
       redis.call("XADD", k.events, "*", "event", "removed", "jobId", owner, "prev", "delayed")
       -- Roles as bullmq writes them here: jobId is the job that stays (the new one).
@@ -52,10 +54,18 @@ local function deduplicateJob(k, de, newId, timestamp, delay, maxEvents)
   end
   redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "deduplicated", "jobId", owner,
     "deduplicationId", de.id, "deduplicatedJobId", newId)
-  if de.reschedule and redis.call("ZSCORE", k.delayed, owner) then
+  local ownerDelayed = nil
+  if de.reschedule then
+    if redis.call("ZSCORE", k.delayed, owner) then
+      ownerDelayed = k.delayed
+    elseif redis.call("ZSCORE", groupDelayed, owner) then
+      ownerDelayed = groupDelayed
+    end
+  end
+  if ownerDelayed then
     local dueTs = timestamp + delay
     redis.call("HSET", k.base .. owner, "delay", delay)
-    redis.call("ZADD", k.delayed, delayedScore(k.delayed, dueTs), owner)
+    redis.call("ZADD", ownerDelayed, delayedScore(ownerDelayed, dueTs), owner)
     redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "delayed", "jobId", owner, "delay", dueTs)
     signalNextDelayed(k.marker, k.delayed)
   end

@@ -1,8 +1,19 @@
 --- @include "markers"
 --- @include "scores"
--- Puts a job that is ready to run where workers look for it: the wait list for priority 0
--- (pushCmd LPUSH = back of the line, RPUSH = front), else the prioritized set.
+--- @include "groups"
+-- Puts a job that is ready to run where workers look for it: a grouped job (hash field `gid`)
+-- into its group's line, else the wait list for priority 0 (pushCmd LPUSH = back of the line,
+-- RPUSH = front), else the prioritized set. waitKey is Q .. "wait".
 local function enqueueReadyJob(waitKey, prioritizedKey, pcKey, markerKey, jobId, priority, pushCmd, pausedOrMaxed)
+  local Q = baseOfKey(waitKey, "wait")
+  local gid = redis.call("HGET", Q .. jobId, "gid")
+  if gid then
+    pushGroupedJob(Q, gid, jobId, pushCmd)
+    if not isGroupPaused(Q, gid) then
+      signalJobsReady(markerKey, pausedOrMaxed)
+    end
+    return
+  end
   if priority > 0 then
     redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
   else

@@ -1,11 +1,64 @@
 --- @include "isPausedOrMaxed"
 --- @include "markers"
 --- @include "promoteDueDelayedJobs"
+--- @include "groups"
 -- Hands the next runnable job to a worker, or explains why there is none.
--- Returns {jobHashFlat, jobId, 0, 0}, {0, 0, rateLimitTtlMs, 0}, {0, 0, 0, nextDelayedDueTs}
--- or {0, 0, 0, 0} (paused, maxed, or nothing at all).
+-- Returns {jobHashFlat, jobId, 0, 0}, {0, 0, rateLimitTtlMs, 0}, {0, 0, 0, nextWakeTs}
+-- or {0, 0, 0, 0} (paused, maxed, or nothing at all). nextWakeTs is the due time of the earliest
+-- delayed job (grouped or not) or, if sooner, when a rate-limited group may start a job again.
 -- k: table of keys {wait, active, prioritized, events, limiter, delayed, meta, pc, marker}
 -- w: worker table {token, lockDuration, limitMax, limitDuration, name}
+
+-- Most grouped jobs found in the plain wait list (put there by a bullmq script, e.g. bullmq's
+-- stalled checker) that one fetch returns to their groups.
+local MAX_REGROUPED = 10
+
+-- Pops the next ungrouped job (wait list, then prioritized) into active. A grouped job found
+-- there goes back to the front of its group's line instead.
+local function takeUngroupedJob(k, Q)
+  for _ = 1, MAX_REGROUPED do
+    local jobId = redis.call("RPOPLPUSH", k.wait, k.active)
+    -- Entries starting with "0:" are markers left by bullmq 4 / early 5; they are not jobs.
+    while jobId and string.sub(jobId, 1, 2) == "0:" do
+      redis.call("LREM", k.active, 1, jobId)
+      jobId = redis.call("RPOPLPUSH", k.wait, k.active)
+    end
+    if not jobId then
+      local popped = redis.call("ZPOPMIN", k.prioritized)
+      if not popped[1] then
+        redis.call("DEL", k.pc)
+        return nil
+      end
+      jobId = popped[1]
+      redis.call("LPUSH", k.active, jobId)
+    end
+    local gid = redis.call("HGET", Q .. jobId, "gid")
+    if not gid then
+      return jobId
+    end
+    redis.call("LREM", k.active, 1, jobId)
+    pushGroupedJob(Q, gid, jobId, "RPUSH")
+  end
+  return nil
+end
+
+-- Grouped jobs at the tail of the plain wait list (next in line there) go back to the front of
+-- their groups' lines before anything is chosen, so they keep their place in their group.
+local function regroupStrays(k, Q)
+  for _ = 1, MAX_REGROUPED do
+    local tail = redis.call("LINDEX", k.wait, -1)
+    if not tail then
+      return
+    end
+    local gid = redis.call("HGET", Q .. tail, "gid")
+    if not gid then
+      return
+    end
+    redis.call("RPOP", k.wait)
+    pushGroupedJob(Q, gid, tail, "RPUSH")
+  end
+end
+
 local function fetchNextJob(k, Q, now, w)
   local meta = redis.call("HMGET", k.meta, "max", "duration")
   local pausedOrMaxed = isPausedOrMaxed(k.meta, k.active)
@@ -41,23 +94,44 @@ local function fetchNextJob(k, Q, now, w)
     return {0, 0, 0, 0}
   end
 
-  local jobId = redis.call("RPOPLPUSH", k.wait, k.active)
-  -- Entries starting with "0:" are markers left by bullmq 4 / early 5; they are not jobs.
-  while jobId and string.sub(jobId, 1, 2) == "0:" do
-    redis.call("LREM", k.active, 1, jobId)
-    jobId = redis.call("RPOPLPUSH", k.wait, k.active)
+  regroupStrays(k, Q)
+  -- Grouped and ungrouped work take turns while both have some, so neither starves the other;
+  -- when the preferred side has nothing to hand out, the other side is tried.
+  local ringKey = Q .. "groups"
+  local groupsFirst = false
+  if redis.call("LLEN", ringKey) > 0
+      and (redis.call("LLEN", k.wait) > 0 or redis.call("ZCARD", k.prioritized) > 0) then
+    groupsFirst = redis.call("INCR", Q .. "groups:turn") % 2 == 0
   end
-  if not jobId then
-    local popped = redis.call("ZPOPMIN", k.prioritized)
-    if popped[1] then
-      jobId = popped[1]
-      redis.call("LPUSH", k.active, jobId)
-    else
-      redis.call("DEL", k.pc)
+  local jobId, gid, reopenTs = nil, nil, 0
+  if groupsFirst then
+    jobId, gid = takeGroupedJob(Q, now)
+    if not jobId then
+      reopenTs = gid
+      gid = nil
     end
   end
   if not jobId then
-    return {0, 0, 0, nextDelayedDueTs(k.delayed)}
+    jobId = takeUngroupedJob(k, Q)
+  end
+  if not jobId and not groupsFirst then
+    jobId, gid = takeGroupedJob(Q, now)
+    if not jobId then
+      reopenTs = gid
+      gid = nil
+    end
+  end
+  if not jobId then
+    local wakeTs = nextDelayedDueTs(k.delayed)
+    if reopenTs > 0 then
+      -- A rate-limited group reopens: wake this worker, and any blocked one, by then. This is a
+      -- wake-up time, not a rate limit: the queue's other work is not held back meanwhile.
+      if wakeTs == 0 or reopenTs < wakeTs then
+        wakeTs = reopenTs
+      end
+      signalWakeBy(k.marker, reopenTs)
+    end
+    return {0, 0, 0, wakeTs}
   end
 
   local jobKey = Q .. jobId

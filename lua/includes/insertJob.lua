@@ -4,6 +4,7 @@
 --- @include "parentOfJob"
 --- @include "releaseParent"
 --- @include "deduplicateJob"
+--- @include "groups"
 -- Stores a new job and puts it where it belongs; shared by addJob (one job) and addFlow (a tree).
 --
 -- k: the job's queue keys {base, wait, meta, id, delayed, prioritized, pc, marker, events,
@@ -12,7 +13,8 @@
 --    priority, lifo, fields (flat array of extra hash fields), parentKey?, parent? (JSON text of
 --    {id, queueKey, fpof?, cpof?, idof?, rdof?}), asParent? (has children: waits for them),
 --    deferParentRelease? (a flow releases parents itself once every node is in),
---    dedup? ({id, ttl?, extend?, replace?, reschedule?}: see deduplicateJob)}
+--    dedup? ({id, ttl?, extend?, replace?, reschedule?}: see deduplicateJob),
+--    groupId? (tenant group: the job gets hash field `gid` and waits in its group, see groups)}
 -- Returns jobId, outcome (false: stored; "duplicate": the custom id existed; "deduplicated": an
 -- owner of the deduplication window was returned instead); or nil, errorCode (-5 parent
 -- missing, -7 the job already has another parent).
@@ -73,6 +75,11 @@ local function insertJob(k, j, now)
     table.insert(j.fields, "deid")
     table.insert(j.fields, j.dedup.id)
   end
+  if j.groupId then
+    table.insert(j.fields, "gid")
+    table.insert(j.fields, j.groupId)
+    registerGroup(k.base, j.groupId)
+  end
 
   redis.call("HSET", jobKey, "name", j.name, "data", j.data, "opts", j.opts, "timestamp", j.timestamp,
     "delay", j.delay, "priority", j.priority)
@@ -89,7 +96,11 @@ local function insertJob(k, j, now)
     redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "waiting-children", "jobId", jobId)
   elseif j.delay > 0 then
     local dueTs = j.timestamp + j.delay
-    redis.call("ZADD", k.delayed, delayedScore(k.delayed, dueTs), jobId)
+    if j.groupId then
+      redis.call("ZADD", k.base .. "group-delayed", delayedScore(k.base .. "group-delayed", dueTs), jobId)
+    else
+      redis.call("ZADD", k.delayed, delayedScore(k.delayed, dueTs), jobId)
+    end
     redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "delayed", "jobId", jobId, "delay", dueTs)
     signalNextDelayed(k.marker, k.delayed)
   else

@@ -45,7 +45,8 @@ local function onChildFinished(jobKey, outcome, value, now)
     end
     local reason = "child " .. jobKey .. " failed"
     local released = redis.call("ZREM", parentBase .. "waiting-children", parentId) == 1
-    if not released and redis.call("ZREM", parentBase .. "delayed", parentId) == 1 then
+    if not released and (redis.call("ZREM", parentBase .. "delayed", parentId) == 1
+        or redis.call("ZREM", parentBase .. "group-delayed", parentId) == 1) then
       redis.call("HSET", parentKey, "delay", 0)
       released = true
     end

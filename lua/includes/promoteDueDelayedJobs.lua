@@ -1,12 +1,18 @@
 --- @include "enqueueReadyJob"
--- Moves delayed jobs whose due time has come (at most 1000 per call) to wait or prioritized.
+--- @include "groups"
+-- Moves delayed jobs whose due time has come (at most 1000 per call) to wait or prioritized, and
+-- due grouped delayed jobs (Q group-delayed, at most 1000 more) to their groups' lines.
 local function promoteDueDelayedJobs(delayedKey, waitKey, prioritizedKey, pcKey, eventsKey, markerKey, Q, now, pausedOrMaxed)
   local due = redis.call("ZRANGEBYSCORE", delayedKey, 0, (now + 1) * 4096 - 1, "LIMIT", 0, 1000)
   for _, jobId in ipairs(due) do
     redis.call("ZREM", delayedKey, jobId)
     local jobKey = Q .. jobId
-    local priority = tonumber(redis.call("HGET", jobKey, "priority")) or 0
-    if priority > 0 then
+    local fields = redis.call("HMGET", jobKey, "priority", "gid")
+    local priority = tonumber(fields[1]) or 0
+    if fields[2] then
+      -- A grouped job a bullmq script delayed: it goes back to its group.
+      pushGroupedJob(Q, fields[2], jobId, "LPUSH")
+    elseif priority > 0 then
       redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
     else
       redis.call("LPUSH", waitKey, jobId)
@@ -14,7 +20,7 @@ local function promoteDueDelayedJobs(delayedKey, waitKey, prioritizedKey, pcKey,
     redis.call("XADD", eventsKey, "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
     redis.call("HSET", jobKey, "delay", 0)
   end
-  if #due > 0 then
+  if #due + promoteDueGroupedJobs(Q, now, 1000) > 0 then
     signalJobsReady(markerKey, pausedOrMaxed)
   end
 end

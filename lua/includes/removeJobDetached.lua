@@ -4,9 +4,10 @@
 --- @include "getMaxEvents"
 --- @include "isPausedOrMaxed"
 --- @include "markers"
+--- @include "groups"
 -- Removing a job that is a flow child: the job leaves its parent's pending dependencies first.
 -- A parent left with no pending dependency while it waits for children is either released to
--- the front of its queue's wait list (ignoring its priority and delay, as bullmq's removal does)
+-- the front of its queue's wait list (its group's line for a grouped parent; ignoring its priority and delay, as bullmq's removal does)
 -- or, in "hard" mode (drain, clean, obliterate) when it lives in the same queue as the removed
 -- job, removed as well, with the same rule applied to its own parent.
 -- A released parent is always announced (`waiting`, prev=waiting-children) on its queue's
@@ -17,7 +18,12 @@
 -- every queue of a flow must share one hash slot (a shared hash-tagged prefix).
 
 local function releaseParentToWait(parentBase, parentId)
-  redis.call("RPUSH", parentBase .. "wait", parentId)
+  local gid = redis.call("HGET", parentBase .. parentId, "gid")
+  if gid then
+    pushGroupedJob(parentBase, gid, parentId, "RPUSH")
+  else
+    redis.call("RPUSH", parentBase .. "wait", parentId)
+  end
   signalJobsReady(parentBase .. "marker",
     isPausedOrMaxed(parentBase .. "meta", parentBase .. "active"))
   redis.call("XADD", parentBase .. "events", "MAXLEN", "~", getMaxEvents(parentBase .. "meta"),

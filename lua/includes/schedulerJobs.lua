@@ -1,19 +1,25 @@
 --- @include "insertJob"
 --- @include "removeJobWithDedup"
 --- @include "schedulerSlots"
+--- @include "groups"
 -- Iteration jobs of job schedulers: ordinary jobs with id "repeat:<schedulerId>:<millis>" and
 -- the hash field `rjk` = scheduler id.
 
 -- Where a not-yet-started iteration sits: "delayed", "prioritized", "wait", or nil when it is
--- active, finished or gone (then it is not replaceable).
+-- active, finished or gone (then it is not replaceable). A grouped iteration's "delayed" is
+-- Q group-delayed and its "wait" its group's line.
 local function pendingIterationState(k, jobId)
-  if redis.call("ZSCORE", k.delayed, jobId) then
+  if redis.call("ZSCORE", k.delayed, jobId) or redis.call("ZSCORE", k.base .. "group-delayed", jobId) then
     return "delayed"
   end
   if redis.call("ZSCORE", k.prioritized, jobId) then
     return "prioritized"
   end
   if redis.call("LPOS", k.wait, jobId) then
+    return "wait"
+  end
+  local gid = redis.call("HGET", k.base .. jobId, "gid")
+  if gid and redis.call("LPOS", groupKey(k.base, gid, "wait"), jobId) then
     return "wait"
   end
   return nil
@@ -23,6 +29,10 @@ end
 local function removePendingIteration(k, jobId, state)
   if state == "wait" then
     redis.call("LREM", k.wait, 0, jobId)
+    local gid = redis.call("HGET", k.base .. jobId, "gid")
+    if gid then
+      removeFromGroupLine(k.base, gid, jobId)
+    end
   else
     redis.call("ZREM", k[state], jobId)
   end
@@ -45,8 +55,12 @@ local function addSchedulerIteration(k, schedulerId, millis, name, data, opts, n
     fields[3] = "deid"
     fields[4] = opts["de"]["id"]
   end
+  local groupId = nil
+  if type(opts["group"]) == "table" and type(opts["group"]["id"]) == "string" then
+    groupId = opts["group"]["id"]
+  end
   insertJob(k, {customId = jobId, name = name, timestamp = now, data = data,
     opts = cjson.encode(opts), delay = delay, priority = tonumber(opts["priority"]) or 0,
-    lifo = opts["lifo"] == true, fields = fields}, now)
+    lifo = opts["lifo"] == true, fields = fields, groupId = groupId}, now)
   return jobId, delay
 end

@@ -36,6 +36,7 @@ export function jobTable(base: string, job: NewJob): Record<string, unknown> {
     parent: job.parent ? JSON.stringify(job.parent.link) : undefined,
     asParent: job.asParent === true,
     dedup: job.deduplication,
+    groupId: job.groupId,
   };
 }
 

@@ -1,0 +1,19 @@
+import type { QueueActionResponse } from '@/lib/api-types';
+import { withRoute } from '@/lib/server/api';
+import { pause } from '@/lib/server/oxmq';
+import { queueParams, queueTarget, requireQueue } from '@/lib/server/queue-route';
+
+export const dynamic = 'force-dynamic';
+
+export const POST = withRoute(
+  {
+    role: 'operator',
+    mutation: { action: 'queue.pause', target: queueTarget },
+    params: queueParams,
+  },
+  async ({ params }): Promise<QueueActionResponse> => {
+    await requireQueue(params.prefix, params.name);
+    await pause(params.prefix, params.name);
+    return { prefix: params.prefix, name: params.name, paused: true };
+  },
+);

@@ -1,0 +1,19 @@
+import type { QueueActionResponse } from '@/lib/api-types';
+import { withRoute } from '@/lib/server/api';
+import { resume } from '@/lib/server/oxmq';
+import { queueParams, queueTarget, requireQueue } from '@/lib/server/queue-route';
+
+export const dynamic = 'force-dynamic';
+
+export const POST = withRoute(
+  {
+    role: 'operator',
+    mutation: { action: 'queue.resume', target: queueTarget },
+    params: queueParams,
+  },
+  async ({ params }): Promise<QueueActionResponse> => {
+    await requireQueue(params.prefix, params.name);
+    await resume(params.prefix, params.name);
+    return { prefix: params.prefix, name: params.name, paused: false };
+  },
+);

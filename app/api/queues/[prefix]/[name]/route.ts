@@ -1,0 +1,14 @@
+import type { QueueOverviewResponse } from '@/lib/api-types';
+import { withRoute } from '@/lib/server/api';
+import { queueOverview } from '@/lib/server/oxmq';
+import { queueParams, requireQueue } from '@/lib/server/queue-route';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = withRoute(
+  { role: 'viewer', params: queueParams },
+  async ({ params }): Promise<QueueOverviewResponse> => {
+    await requireQueue(params.prefix, params.name);
+    return queueOverview(params.prefix, params.name);
+  },
+);

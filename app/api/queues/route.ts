@@ -1,0 +1,22 @@
+import type { QueueListResponse } from '@/lib/api-types';
+import { pageQuery, withRoute } from '@/lib/server/api';
+import { discoverQueues, isReadOnly, queueOverview } from '@/lib/server/oxmq';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = withRoute(
+  { role: 'viewer', query: pageQuery(100, 50) },
+  async ({ query }): Promise<QueueListResponse> => {
+    const { queues, complete } = await discoverQueues();
+    const start = (query.page - 1) * query.pageSize;
+    const page = queues.slice(start, start + query.pageSize);
+    return {
+      queues: await Promise.all(page.map((q) => queueOverview(q.prefix, q.name))),
+      total: queues.length,
+      page: query.page,
+      pageSize: query.pageSize,
+      complete,
+      readOnly: isReadOnly(),
+    };
+  },
+);

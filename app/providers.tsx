@@ -1,0 +1,31 @@
+'use client';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { useState, type ReactNode } from 'react';
+import { PollingProvider } from '@/components/settings/polling';
+import { SessionInfoProvider } from '@/components/session/session-context';
+import type { SessionInfo } from '@/lib/api-types';
+
+export function Providers({
+  session,
+  children,
+}: {
+  session: SessionInfo | null;
+  children: ReactNode;
+}) {
+  // One client per browser tab (useState, not module scope: never shared between requests).
+  const [client] = useState(
+    () =>
+      new QueryClient({
+        defaultOptions: {
+          queries: { staleTime: 1_000, retry: 1, refetchOnWindowFocus: true },
+        },
+      }),
+  );
+  return (
+    <QueryClientProvider client={client}>
+      <SessionInfoProvider value={session}>
+        <PollingProvider>{children}</PollingProvider>
+      </SessionInfoProvider>
+    </QueryClientProvider>
+  );
+}

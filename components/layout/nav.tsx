@@ -1,0 +1,51 @@
+'use client';
+import Link from 'next/link';
+import { usePathname } from 'next/navigation';
+import { signOut } from 'next-auth/react';
+import { hasRole } from '@/lib/roles';
+import { PollingSelect } from '../settings/polling';
+import { useSessionInfo } from '../session/session-context';
+import { ThemeToggle } from '../theme/theme-toggle';
+
+const LINKS = [
+  { href: '/', label: 'Overview', role: 'viewer' },
+  { href: '/audit', label: 'Audit log', role: 'operator' },
+] as const;
+
+export function Nav() {
+  const pathname = usePathname();
+  const session = useSessionInfo();
+  return (
+    <header className="header">
+      <span className="brand">OxMQ</span>
+      {session && (
+        <nav aria-label="Main">
+          <ul>
+            {LINKS.filter((link) => hasRole(session.role, link.role)).map((link) => (
+              <li key={link.href}>
+                <Link href={link.href} aria-current={pathname === link.href ? 'page' : undefined}>
+                  {link.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      )}
+      <div className="header-tools">
+        {session?.readOnly && <span className="badge paused">read-only</span>}
+        {session && <PollingSelect />}
+        <ThemeToggle />
+        {session && (
+          <>
+            <span>
+              {session.username} ({session.role})
+            </span>
+            <button type="button" onClick={() => void signOut({ callbackUrl: '/login' })}>
+              Sign out
+            </button>
+          </>
+        )}
+      </div>
+    </header>
+  );
+}

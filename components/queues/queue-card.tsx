@@ -1,0 +1,74 @@
+'use client';
+import type { QueueCountState, QueueOverview } from '@/lib/api-types';
+import { useCanMutate } from '../session/session-context';
+import { Sparkline } from './sparkline';
+import { useQueueAction } from './use-queues';
+
+const STATE_LABELS: Record<QueueCountState, string> = {
+  waiting: 'Waiting',
+  active: 'Active',
+  delayed: 'Delayed',
+  prioritized: 'Prioritized',
+  completed: 'Completed',
+  failed: 'Failed',
+  'waiting-children': 'Waiting children',
+};
+
+export function QueueCard({ queue }: { queue: QueueOverview }) {
+  const canOperate = useCanMutate('operator');
+  const action = useQueueAction();
+  const headingId = `queue-${queue.prefix}-${queue.name}`;
+  const next = queue.paused ? 'resume' : 'pause';
+  return (
+    <section className="card" aria-labelledby={headingId} data-queue={queue.name}>
+      <div className="card-head">
+        <h2 id={headingId}>
+          <span className="prefix">{queue.prefix}:</span>
+          {queue.name}
+        </h2>
+        {queue.paused && <span className="badge paused">Paused</span>}
+        {queue.rateLimited && (
+          <span className="badge limited" title={`${queue.rateLimitTtlMs} ms left`}>
+            Rate limited
+          </span>
+        )}
+        {canOperate && (
+          <span className="actions">
+            <button
+              type="button"
+              disabled={action.isPending}
+              onClick={() =>
+                action.mutate({ prefix: queue.prefix, name: queue.name, action: next })
+              }
+            >
+              {queue.paused ? 'Resume' : 'Pause'}
+              <span className="visually-hidden"> {queue.name}</span>
+            </button>
+          </span>
+        )}
+      </div>
+      {action.error && (
+        <p role="alert" className="notice error">
+          {action.error.message}
+        </p>
+      )}
+      <dl className="counts">
+        {(Object.keys(STATE_LABELS) as QueueCountState[]).map((state) => (
+          <div key={state} data-state={state}>
+            <dt>{STATE_LABELS[state]}</dt>
+            <dd>{queue.counts[state]}</dd>
+          </div>
+        ))}
+      </dl>
+      <div className="card-foot">
+        <span className="workers" data-testid="workers">
+          {queue.workers.length} {queue.workers.length === 1 ? 'worker' : 'workers'}
+          {queue.globalConcurrency !== null && ` · concurrency ${queue.globalConcurrency}`}
+          {queue.rateLimit && ` · limit ${queue.rateLimit.max}/${queue.rateLimit.duration} ms`}
+        </span>
+        <Sparkline label="Completed" series={queue.metrics.completed} color="var(--ok)" />
+        <Sparkline label="Failed" series={queue.metrics.failed} color="var(--danger)" />
+      </div>
+    </section>
+  );
+}

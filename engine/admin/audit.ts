@@ -1,0 +1,133 @@
+/**
+ * The console's audit log: one Redis stream entry per mutation request (issue 5 item 2).
+ *
+ * A stream because it is append-only, ordered by time, trimmed cheaply (MAXLEN ~) and read
+ * newest-first in pages with XREVRANGE ... COUNT, so no read is unbounded. The key is global
+ * (not under a queue prefix): one console may administer several prefixes.
+ */
+import type { Redis } from 'ioredis';
+
+export const AUDIT_STREAM_KEY = 'oxmq:audit';
+
+export const AUDIT_DEFAULTS = {
+  /** Approximate number of entries kept (MAXLEN ~ lets Redis trim whole macro nodes). */
+  maxLen: 10_000,
+  pageSize: 50,
+  maxPageSize: 100,
+} as const;
+
+export type AuditOutcome = 'ok' | 'denied' | 'invalid' | 'error';
+
+export interface AuditRecord {
+  /** Who: the signed-in username. */
+  actor: string;
+  role: string;
+  /** What: an action name such as "queue.pause". */
+  action: string;
+  /** What it was applied to, e.g. "bull:emails". */
+  target: string;
+  /** The request's route parameters and body, as sent (JSON-serialisable). */
+  params: unknown;
+  outcome: AuditOutcome;
+  /** The HTTP status answered. */
+  status: number;
+  /** The error code when the outcome is not ok. */
+  code?: string;
+}
+
+export interface AuditEntry extends AuditRecord {
+  /** The stream entry id; also the paging cursor. */
+  id: string;
+  /** When: ms since the epoch, from the entry id (Redis' clock). */
+  at: number;
+}
+
+export interface AuditPage {
+  entries: AuditEntry[];
+  /** Pass as `before` for the next (older) page; null at the end. */
+  next: string | null;
+}
+
+/** A stream id as XADD answers it ("ms-seq"); anything else is refused before it reaches Redis. */
+export const AUDIT_ID_PATTERN = /^\d{1,20}-\d{1,20}$/;
+
+export async function appendAudit(
+  client: Redis,
+  record: AuditRecord,
+  opts: { key?: string; maxLen?: number } = {},
+): Promise<string> {
+  const fields = [
+    'actor',
+    record.actor,
+    'role',
+    record.role,
+    'action',
+    record.action,
+    'target',
+    record.target,
+    'params',
+    JSON.stringify(record.params ?? null),
+    'outcome',
+    record.outcome,
+    'status',
+    String(record.status),
+  ];
+  if (record.code !== undefined) fields.push('code', record.code);
+  const id = await client.xadd(
+    opts.key ?? AUDIT_STREAM_KEY,
+    'MAXLEN',
+    '~',
+    opts.maxLen ?? AUDIT_DEFAULTS.maxLen,
+    '*',
+    ...fields,
+  );
+  return id ?? '';
+}
+
+export async function readAudit(
+  client: Redis,
+  opts: { before?: string; count?: number; key?: string } = {},
+): Promise<AuditPage> {
+  const count = Math.max(
+    1,
+    Math.min(opts.count ?? AUDIT_DEFAULTS.pageSize, AUDIT_DEFAULTS.maxPageSize),
+  );
+  if (opts.before !== undefined && !AUDIT_ID_PATTERN.test(opts.before)) {
+    throw new RangeError(`invalid audit cursor: ${opts.before}`);
+  }
+  // "(" makes the end exclusive (Redis >= 6.2): the cursor entry was on the previous page.
+  const end = opts.before === undefined ? '+' : `(${opts.before}`;
+  // One extra entry tells whether an older page exists without a second round trip.
+  const rows = await client.xrevrange(opts.key ?? AUDIT_STREAM_KEY, end, '-', 'COUNT', count + 1);
+  const page = rows.slice(0, count).map(([id, fields]) => toEntry(id, fields));
+  const last = page[page.length - 1];
+  return { entries: page, next: rows.length > count && last ? last.id : null };
+}
+
+function toEntry(id: string, flat: string[]): AuditEntry {
+  const fields = new Map<string, string>();
+  for (let i = 0; i + 1 < flat.length; i += 2) fields.set(flat[i]!, flat[i + 1]!);
+  let params: unknown = null;
+  try {
+    params = JSON.parse(fields.get('params') ?? 'null');
+  } catch {
+    params = fields.get('params') ?? null;
+  }
+  const outcome = fields.get('outcome');
+  return {
+    id,
+    at: Number(id.split('-')[0]),
+    actor: fields.get('actor') ?? '',
+    role: fields.get('role') ?? '',
+    action: fields.get('action') ?? '',
+    target: fields.get('target') ?? '',
+    params,
+    outcome: isOutcome(outcome) ? outcome : 'error',
+    status: Number(fields.get('status') ?? 0),
+    code: fields.get('code'),
+  };
+}
+
+function isOutcome(value: string | undefined): value is AuditOutcome {
+  return value === 'ok' || value === 'denied' || value === 'invalid' || value === 'error';
+}

@@ -1,0 +1,212 @@
+/**
+ * Queue discovery and per-queue overview for the console (issue 5 item 3).
+ *
+ * Discovery never uses KEYS: it SCANs for `<prefix>:*:meta` (every bullmq and OxMQ queue writes
+ * its meta hash when a Queue or Worker is created) with a hard budget on the keys examined, and
+ * says whether it saw the whole keyspace. Overviews reuse the engine's Queue methods, so counts
+ * mean exactly what bullmq's getJobCounts means.
+ */
+import type { Redis } from 'ioredis';
+import type { Metrics } from '../backend/queue-backend';
+import { queueHandle } from './queue-handle';
+
+export const QUEUE_SCAN_DEFAULTS = {
+  /** Keys examined in total, over all prefixes, before discovery stops. */
+  maxScan: 100_000,
+  /** SCAN's COUNT hint per round trip. */
+  scanCount: 1_000,
+  /** Minutes of completed/failed metrics an overview carries (bullmq keeps up to its maxDataPoints). */
+  metricsMinutes: 60,
+} as const;
+
+export interface QueueRef {
+  prefix: string;
+  name: string;
+}
+
+export interface ListQueuesOptions {
+  maxScan?: number;
+  scanCount?: number;
+}
+
+export interface QueueList {
+  /** Sorted by prefix, then name; no duplicates. */
+  queues: QueueRef[];
+  /** False when the scan budget ran out before every prefix was scanned to the end. */
+  complete: boolean;
+  /** Keys examined (SCAN COUNT hints summed, an upper bound on the work done). */
+  scanned: number;
+}
+
+/** Escapes the glob characters SCAN MATCH interprets, so a prefix is matched literally. */
+export function escapeGlob(text: string): string {
+  return text.replace(/[\\*?[\]]/g, (c) => `\\${c}`);
+}
+
+export async function listQueues(
+  client: Redis,
+  prefixes: readonly string[],
+  opts: ListQueuesOptions = {},
+): Promise<QueueList> {
+  const maxScan = opts.maxScan ?? QUEUE_SCAN_DEFAULTS.maxScan;
+  const scanCount = Math.max(1, Math.min(opts.scanCount ?? QUEUE_SCAN_DEFAULTS.scanCount, maxScan));
+  const found = new Map<string, QueueRef>();
+  let scanned = 0;
+  let complete = true;
+
+  for (const prefix of prefixes) {
+    const pattern = `${escapeGlob(prefix)}:*:meta`;
+    let cursor = '0';
+    let finished = false;
+    while (scanned < maxScan) {
+      const count = Math.min(scanCount, maxScan - scanned);
+      const [next, keys] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', count);
+      scanned += count;
+      for (const key of keys) {
+        const name = key.slice(prefix.length + 1, -':meta'.length);
+        // Queue names cannot contain ':'; a longer match is some other key ending in :meta.
+        if (name === '' || name.includes(':')) continue;
+        found.set(`${prefix}\u0000${name}`, { prefix, name });
+      }
+      cursor = next;
+      if (cursor === '0') {
+        finished = true;
+        break;
+      }
+    }
+    if (!finished) complete = false;
+  }
+
+  const queues = [...found.values()].sort(
+    (a, b) => a.prefix.localeCompare(b.prefix) || a.name.localeCompare(b.name),
+  );
+  return { queues, complete, scanned };
+}
+
+/** bullmq's getJobCounts states; `paused` is a flag in bullmq 6 (jobs stay in wait). */
+export type QueueCountState =
+  'waiting' | 'active' | 'delayed' | 'prioritized' | 'completed' | 'failed' | 'waiting-children';
+
+export const QUEUE_COUNT_STATES: readonly QueueCountState[] = [
+  'waiting',
+  'active',
+  'delayed',
+  'prioritized',
+  'completed',
+  'failed',
+  'waiting-children',
+];
+
+export interface QueueWorker {
+  /** Redis client id. */
+  id?: string;
+  /** The Worker's `name` option, when it has one. */
+  workerName?: string;
+  addr?: string;
+  /** Seconds since the connection was opened. */
+  age?: number;
+}
+
+export interface QueueMetricsSeries {
+  /** Jobs per closed minute, oldest first (ready to plot), at most `metricsMinutes` points. */
+  perMinute: number[];
+  /**
+   * Jobs finished since the last closed minute. bullmq's layout only pushes a minute's point when
+   * a job finishes in a later minute, so the newest activity lives here until then.
+   */
+  pending: number;
+  /** Total count the metrics key has seen. */
+  total: number;
+}
+
+export interface QueueOverview extends QueueRef {
+  counts: Record<QueueCountState, number>;
+  paused: boolean;
+  /** The queue-wide limit from meta (setGlobalRateLimit or a worker's limiter), if any. */
+  rateLimit: { max: number; duration: number } | null;
+  /** True while the limiter holds job starts back; `rateLimitTtlMs` is how long still. */
+  rateLimited: boolean;
+  rateLimitTtlMs: number;
+  globalConcurrency: number | null;
+  workers: QueueWorker[];
+  metrics: { completed: QueueMetricsSeries; failed: QueueMetricsSeries };
+  /** The library and version that last wrote meta (e.g. "bullmq:6.7.0"). */
+  version: string | null;
+}
+
+export interface QueueOverviewOptions {
+  metricsMinutes?: number;
+}
+
+/** Whether the queue's meta hash exists: the console never creates keys for a mistyped name. */
+export async function queueExists(client: Redis, prefix: string, name: string): Promise<boolean> {
+  return (await client.exists(queueHandle(client, prefix, name).keys.meta)) === 1;
+}
+
+export async function getQueueOverview(
+  client: Redis,
+  prefix: string,
+  name: string,
+  opts: QueueOverviewOptions = {},
+): Promise<QueueOverview> {
+  const minutes = opts.metricsMinutes ?? QUEUE_SCAN_DEFAULTS.metricsMinutes;
+  const queue = queueHandle(client, prefix, name);
+  const [counts, meta, rateLimitTtl, workers, completed, failed] = await Promise.all([
+    queue.getJobCounts(...QUEUE_COUNT_STATES),
+    queue.getMeta(),
+    queue.getRateLimitTtl(),
+    queue.getWorkers(),
+    queue.getMetrics('completed', 0, minutes - 1),
+    queue.getMetrics('failed', 0, minutes - 1),
+  ]);
+  const max = numberOrNull(meta.max);
+  const duration = numberOrNull(meta.duration);
+  return {
+    prefix,
+    name,
+    counts: toCounts(counts),
+    paused: meta.paused,
+    rateLimit: max !== null && duration !== null ? { max, duration } : null,
+    // getRateLimitTtl answers the raw PTTL (-2: no key) when no max is known.
+    rateLimited: rateLimitTtl > 0,
+    rateLimitTtlMs: Math.max(0, rateLimitTtl),
+    globalConcurrency: numberOrNull(meta.concurrency),
+    workers: workers.map((worker) => ({
+      id: worker.id,
+      workerName: worker.workerName,
+      addr: worker.addr,
+      age: worker.age === undefined ? undefined : Number(worker.age),
+    })),
+    metrics: { completed: toSeries(completed), failed: toSeries(failed) },
+    version: typeof meta.version === 'string' ? meta.version : null,
+  };
+}
+
+function toCounts(raw: Record<string, number>): Record<QueueCountState, number> {
+  const counts = {} as Record<QueueCountState, number>;
+  for (const state of QUEUE_COUNT_STATES) counts[state] = raw[state] ?? 0;
+  return counts;
+}
+
+function toSeries(metrics: Metrics): QueueMetricsSeries {
+  return {
+    perMinute: [...metrics.data].reverse(),
+    pending: Math.max(0, metrics.meta.count - metrics.meta.prevCount),
+    total: metrics.meta.count,
+  };
+}
+
+function numberOrNull(value: unknown): number | null {
+  if (value === undefined || value === null || value === '') return null;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** Pauses a queue (bullmq 6 semantics: a meta flag plus a `paused` event). */
+export async function pauseQueue(client: Redis, prefix: string, name: string): Promise<void> {
+  await queueHandle(client, prefix, name).pause();
+}
+
+export async function resumeQueue(client: Redis, prefix: string, name: string): Promise<void> {
+  await queueHandle(client, prefix, name).resume();
+}

@@ -1,0 +1,12 @@
+/** Console roles, weakest first; a role can do everything the roles before it can. */
+export const ROLES = ['viewer', 'operator', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}
+
+/** Whether `role` may do what `required` may. */
+export function hasRole(role: Role, required: Role): boolean {
+  return ROLES.indexOf(role) >= ROLES.indexOf(required);
+}

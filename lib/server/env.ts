@@ -1,0 +1,94 @@
+/**
+ * The console's environment, validated with zod and read once (design.md §3.7). Nothing else
+ * reads process.env. Parsing is lazy: `next build` imports route modules without a runtime
+ * environment, so a missing secret must fail the first request, not the build.
+ */
+import { z } from 'zod';
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+  .default('false')
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const prefixList = z
+  .string()
+  .default('bull')
+  .transform((value) =>
+    value
+      .split(',')
+      .map((prefix) => prefix.trim())
+      .filter((prefix) => prefix !== ''),
+  )
+  .pipe(
+    z
+      .array(z.string().regex(/^[^\s*?[\]\\]+$/, 'a prefix may not contain spaces or * ? [ ] \\'))
+      .min(1, 'list at least one prefix'),
+  );
+
+const schema = z
+  .object({
+    REDIS_URL: z
+      .string()
+      .default('redis://127.0.0.1:6379')
+      .refine((value) => /^rediss?:\/\//.test(value), 'must be a redis:// or rediss:// URL'),
+    OXMQ_PREFIXES: prefixList,
+    OXMQ_ADMIN_USER: z.string().trim().min(1).optional(),
+    OXMQ_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
+    OXMQ_USERS: z.string().trim().min(1).optional(),
+    OXMQ_READ_ONLY: booleanFlag,
+    NEXTAUTH_SECRET: z
+      .string({ error: 'is required: signs the session cookies (openssl rand -base64 32)' })
+      .min(16, 'must be at least 16 characters (openssl rand -base64 32)'),
+    NEXTAUTH_URL: z.url('must be the origin users open, e.g. http://localhost:3000'),
+  })
+  .refine(
+    (env) => (env.OXMQ_ADMIN_USER === undefined) === (env.OXMQ_ADMIN_PASSWORD === undefined),
+    {
+      message: 'set OXMQ_ADMIN_USER and OXMQ_ADMIN_PASSWORD together',
+      path: ['OXMQ_ADMIN_PASSWORD'],
+    },
+  )
+  .refine((env) => env.OXMQ_ADMIN_USER !== undefined || env.OXMQ_USERS !== undefined, {
+    message: 'no users configured: set OXMQ_ADMIN_USER and OXMQ_ADMIN_PASSWORD, or OXMQ_USERS',
+    path: ['OXMQ_ADMIN_USER'],
+  });
+
+const ENV_KEYS = [
+  'REDIS_URL',
+  'OXMQ_PREFIXES',
+  'OXMQ_ADMIN_USER',
+  'OXMQ_ADMIN_PASSWORD',
+  'OXMQ_USERS',
+  'OXMQ_READ_ONLY',
+  'NEXTAUTH_SECRET',
+  'NEXTAUTH_URL',
+] as const;
+
+export type ConsoleEnv = z.infer<typeof schema>;
+
+export class EnvError extends Error {
+  override readonly name = 'EnvError';
+  readonly code = 'INVALID_ENVIRONMENT';
+}
+
+let cached: ConsoleEnv | undefined;
+
+/** The validated environment; throws EnvError listing every problem at once. */
+export function getEnv(): ConsoleEnv {
+  if (cached) return cached;
+  // Empty strings count as unset: `FOO= npm start` should mean "default", not "invalid".
+  const raw: Record<string, string> = {};
+  for (const key of ENV_KEYS) {
+    const value = process.env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map(
+      (issue) => `  ${issue.path.join('.') || '(environment)'}: ${issue.message}`,
+    );
+    throw new EnvError(`OxMQ console: invalid environment\n${lines.join('\n')}`);
+  }
+  cached = parsed.data;
+  return cached;
+}

@@ -1,0 +1,46 @@
+/**
+ * Route protection (Next 16 names middleware `proxy.ts`): every page and API route needs a
+ * session except /login, /api/auth/* and /api/health (see `config.matcher`). Pages without a
+ * session redirect to /login; API routes answer 401 JSON, since a redirect means nothing to
+ * fetch(). Route handlers check the session again in withRoute: this is the outer wall.
+ */
+import {
+  withAuth,
+  type NextMiddlewareWithAuth,
+  type NextRequestWithAuth,
+} from 'next-auth/middleware';
+import { NextResponse, type NextFetchEvent } from 'next/server';
+import type { ApiError } from '@/lib/api-types';
+import { getEnv } from '@/lib/server/env';
+
+let authProxy: NextMiddlewareWithAuth | undefined;
+
+// Built on the first request: the secret comes from the validated environment, read at runtime.
+function buildAuthProxy(): NextMiddlewareWithAuth {
+  return withAuth(
+    (request) => {
+      if (!request.nextauth.token && request.nextUrl.pathname.startsWith('/api/')) {
+        const body: ApiError = { code: 'UNAUTHENTICATED', message: 'Sign in first' };
+        return NextResponse.json(body, { status: 401 });
+      }
+      return NextResponse.next();
+    },
+    {
+      secret: getEnv().NEXTAUTH_SECRET,
+      pages: { signIn: '/login' },
+      callbacks: {
+        // API routes always reach the function above, which answers 401 itself.
+        authorized: ({ req, token }) => token !== null || req.nextUrl.pathname.startsWith('/api/'),
+      },
+    },
+  );
+}
+
+export default function proxy(request: NextRequestWithAuth, event: NextFetchEvent) {
+  authProxy ??= buildAuthProxy();
+  return authProxy(request, event);
+}
+
+export const config = {
+  matcher: ['/((?!login|api/auth|api/health|_next/static|_next/image|favicon.ico).*)'],
+};

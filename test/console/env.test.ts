@@ -1,0 +1,60 @@
+/** lib/server/env.ts: defaults, parsing, and error messages that name every problem at once. */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+async function loadEnv(vars: Record<string, string | undefined>) {
+  vi.resetModules();
+  vi.unstubAllEnvs();
+  for (const [key, value] of Object.entries(vars)) vi.stubEnv(key, value);
+  const { getEnv } = await import('../../lib/server/env');
+  return getEnv;
+}
+
+const required = {
+  NEXTAUTH_SECRET: 'a-secret-of-sufficient-length',
+  NEXTAUTH_URL: 'http://localhost:3000',
+  OXMQ_ADMIN_USER: 'admin',
+  OXMQ_ADMIN_PASSWORD: 'long-enough',
+};
+
+afterEach(() => vi.unstubAllEnvs());
+
+describe('getEnv', () => {
+  it('applies defaults and parses lists and flags', async () => {
+    const getEnv = await loadEnv({
+      ...required,
+      OXMQ_PREFIXES: ' bull, {pay} ,',
+      OXMQ_READ_ONLY: '1',
+    });
+    expect(getEnv()).toMatchObject({
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      OXMQ_PREFIXES: ['bull', '{pay}'],
+      OXMQ_READ_ONLY: true,
+    });
+    const defaults = await loadEnv({ ...required, OXMQ_READ_ONLY: '' });
+    expect(defaults()).toMatchObject({ OXMQ_PREFIXES: ['bull'], OXMQ_READ_ONLY: false });
+  });
+
+  it('names every missing or invalid variable in one error', async () => {
+    const getEnv = await loadEnv({
+      NEXTAUTH_SECRET: undefined,
+      NEXTAUTH_URL: 'not a url',
+      REDIS_URL: 'http://redis',
+      OXMQ_READ_ONLY: 'maybe',
+    });
+    expect(getEnv).toThrow(/NEXTAUTH_SECRET: is required/);
+    expect(getEnv).toThrow(/NEXTAUTH_URL: must be the origin/);
+    expect(getEnv).toThrow(/REDIS_URL: must be a redis/);
+    expect(getEnv).toThrow(/OXMQ_READ_ONLY/);
+  });
+
+  it('wants the admin user and password together, and some user', async () => {
+    const half = await loadEnv({ ...required, OXMQ_ADMIN_PASSWORD: undefined });
+    expect(half).toThrow(/set OXMQ_ADMIN_USER and OXMQ_ADMIN_PASSWORD together/);
+    const none = await loadEnv({
+      ...required,
+      OXMQ_ADMIN_USER: undefined,
+      OXMQ_ADMIN_PASSWORD: undefined,
+    });
+    expect(none).toThrow(/no users configured/);
+  });
+});
