@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
-import { computeBackoffDelay } from './backoff';
 import type { FetchIdentity, FetchResult } from './backend/queue-backend';
 import { RedisQueueBackend } from './backend/redis/redis-queue-backend';
 import { RedisQueueOperations } from './backend/redis/queue-operations';
@@ -14,14 +13,15 @@ import {
   UnrecoverableError,
   ValidationError,
 } from './errors';
-import { appendStacktrace, capFailedReason, Job } from './job';
-import { normalizeBackoff } from './job-options';
+import { Job } from './job';
 import type { JobScope } from './job-scope';
 import { JobScheduler } from './job-scheduler';
 import { keepRule } from './keep-jobs';
 import { QueueKeys } from './keys';
 import { LockRenewer } from './maintenance/lock-renewer';
 import { StalledChecker } from './maintenance/stalled-checker';
+import { planFailure } from './worker/failure-plan';
+import { MarkerWaiter } from './worker/marker-waiter';
 import type { WorkerOptions } from './worker-options';
 import { validateWorkerOptions } from './worker-validation';
 
@@ -97,10 +97,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
   private limitUntil = 0;
   /** Wakes the fetch loop when a slot frees up, the worker resumes or closes. */
   private wake?: () => void;
-  /** Ends the current blocking wait at once (pause, close). */
-  private interruptBlock?: () => void;
-  /** Redis CLIENT ID of the blocking connection, so pause/close can CLIENT UNBLOCK it. */
-  private blockingClientId?: number;
+  private readonly markerWaiter: MarkerWaiter;
 
   constructor(
     readonly name: string,
@@ -129,18 +126,6 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       blocking: true,
       connectionName: workerConnectionName(this.prefix, name, opts.name),
     });
-    // A BZPOPMIN abandoned by the watchdog must not be re-sent on the new connection.
-    const blocking = this.blockingConnection.client;
-    blocking.options.autoResendUnfulfilledCommands = false;
-    // ioredis neither settles nor re-sends (autoResend off) a BZPOPMIN whose socket closed:
-    // end the wait ourselves, so a killed connection costs a reconnect, not a watchdog period.
-    blocking.on('close', () => this.interruptBlock?.());
-    blocking.on('ready', () => {
-      blocking
-        .client('ID')
-        .then((id) => (this.blockingClientId = Number(id)))
-        .catch(() => undefined);
-    });
     for (const { client } of [this.connection, this.blockingConnection]) {
       client.on('error', (error: Error) => this.emitError(error));
     }
@@ -150,6 +135,13 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       this.blockingConnection.client,
     );
     this.ops = new RedisQueueOperations(this.connection.client, this.keys);
+    this.markerWaiter = new MarkerWaiter(
+      this.backend,
+      this.blockingConnection.client,
+      this.connection.client,
+      this.settings.drainDelay,
+      () => this.stopping || this.paused,
+    );
     this.scheduler = new JobScheduler(this.connection.client, this.keys, this);
 
     this.lockRenewer = new LockRenewer(
@@ -255,7 +247,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
           this.drainedEmitted = true;
           this.emit('drained');
         }
-        await this.waitForMarker(result.nextDelayedTs);
+        await this.markerWaiter.wait(result.nextDelayedTs);
       } catch (error) {
         if (this.stopping) break;
         this.emitError(error);
@@ -281,61 +273,6 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
 
   private wakeUp(): void {
     this.wake?.();
-  }
-
-  /**
-   * Blocks on the queue's marker until jobs are signalled, the next delayed job is due, or the
-   * drain delay passes. A watchdog drops the connection if Redis never answers, so a dead
-   * socket cannot wedge the worker.
-   */
-  private async waitForMarker(nextDelayedTs: number): Promise<void> {
-    let blockUntil = nextDelayedTs;
-    while (!this.stopping && !this.paused) {
-      const now = Date.now();
-      if (blockUntil > 0 && blockUntil <= now) return;
-      const seconds =
-        blockUntil > 0
-          ? Math.min((blockUntil - now) / 1000, DEFAULTS.worker.maxBlockSeconds)
-          : this.settings.drainDelay;
-      const timeout = Math.max(seconds, 0.001);
-      const score = await this.blockWithWatchdog(timeout);
-      if (score === undefined) return; // timed out: poll again
-      if (score <= 0 || score <= Date.now()) return;
-      blockUntil = score;
-    }
-  }
-
-  private async blockWithWatchdog(timeoutSeconds: number): Promise<number | undefined> {
-    const client = this.blockingConnection.client;
-    let watchdog: NodeJS.Timeout | undefined;
-    const expired = new Promise<'expired'>((resolve) => {
-      watchdog = setTimeout(
-        () => resolve('expired'),
-        timeoutSeconds * 1000 + DEFAULTS.worker.blockWatchdogGraceMs,
-      );
-    });
-    const interrupted = new Promise<'interrupted'>((resolve) => {
-      this.interruptBlock = () => resolve('interrupted');
-    });
-    const pending = this.backend.waitForMarker(timeoutSeconds);
-    // Once the race is decided a late rejection (dropped connection) must not go unhandled.
-    pending.catch(() => undefined);
-    try {
-      const outcome = await Promise.race([pending, expired, interrupted]);
-      if (outcome === 'interrupted') return undefined;
-      if (outcome === 'expired') {
-        // Redis never answered: assume a dead socket and make a fresh one.
-        client.disconnect(true);
-        return undefined;
-      }
-      return outcome;
-    } catch (error) {
-      if (this.stopping || this.paused) return undefined;
-      throw error;
-    } finally {
-      clearTimeout(watchdog);
-      this.interruptBlock = undefined;
-    }
   }
 
   private startSlot(first: FetchedJob): void {
@@ -497,28 +434,11 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     token: string,
     error: Error,
   ): Promise<void> {
-    const failedReason = capFailedReason(error.message);
-    const stacktrace = appendStacktrace(job.stacktrace, error.stack, job.opts.stackTraceLimit);
-    const fields = { failedReason, stacktrace: JSON.stringify(stacktrace) };
-    const attemptsMade = job.attemptsMade + 1;
-
-    let delay = -1;
-    const unrecoverable = error.name === 'UnrecoverableError' || job.isDiscarded();
-    if (!unrecoverable && attemptsMade < (job.opts.attempts ?? 0)) {
-      try {
-        delay = await computeBackoffDelay(
-          normalizeBackoff(job.opts.backoff),
-          attemptsMade,
-          error,
-          job,
-          this.opts.settings?.backoffStrategy,
-        );
-      } catch (strategyError) {
-        fields.failedReason = capFailedReason((strategyError as Error).message);
-        delay = -1;
-      }
-    }
-
+    const { delay, fields, stacktrace, attemptsMade } = await planFailure(
+      job,
+      error,
+      this.opts.settings?.backoffStrategy,
+    );
     const outcome =
       delay >= 0
         ? await this.recordOutcome(job, () =>
@@ -554,7 +474,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
   async pause(doNotWaitActive = false): Promise<void> {
     if (this.paused) return;
     this.paused = true;
-    this.interruptBlockingWait();
+    this.markerWaiter.interrupt();
     this.emit('paused');
     if (!doNotWaitActive) await Promise.all([...this.slots]);
   }
@@ -567,17 +487,6 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
   }
 
   /**
-   * Stops waiting for the marker now, and frees the blocking connection server-side with
-   * CLIENT UNBLOCK so the next wait (after resume) is not queued behind the old one.
-   */
-  private interruptBlockingWait(): void {
-    this.interruptBlock?.();
-    if (this.blockingClientId !== undefined && this.connection.client.status === 'ready') {
-      this.connection.client.client('UNBLOCK', this.blockingClientId).catch(() => undefined);
-    }
-  }
-
-  /**
    * Graceful close: stop fetching, let running jobs finish (their completion fetches nothing),
    * then release connections. close(true) does not wait for running jobs; their locks expire
    * and the stalled checker of any worker puts them back.
@@ -586,7 +495,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     this.stopping = true;
     this.closing ??= (async () => {
       this.emit('closing', 'closing worker');
-      this.interruptBlockingWait();
+      this.markerWaiter.interrupt();
       this.wakeUp();
       if (force) this.abort.abort();
       if (!this.running) await this.finishClosing(force);
