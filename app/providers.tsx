@@ -1,6 +1,7 @@
 'use client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
+import { LiveProvider } from '@/components/live/live-provider';
 import { PollingProvider } from '@/components/settings/polling';
 import { SessionInfoProvider } from '@/components/session/session-context';
 import type { SessionInfo } from '@/lib/api-types';
@@ -24,7 +25,10 @@ export function Providers({
   return (
     <QueryClientProvider client={client}>
       <SessionInfoProvider value={session}>
-        <PollingProvider>{children}</PollingProvider>
+        {/* Live events (issue 5 item 8) sit outside polling: polling reads their status. */}
+        <LiveProvider>
+          <PollingProvider>{children}</PollingProvider>
+        </LiveProvider>
       </SessionInfoProvider>
     </QueryClientProvider>
   );

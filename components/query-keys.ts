@@ -8,6 +8,45 @@ export const queryKeys = {
     list: (page: number, pageSize: number) => ['queues', 'list', { page, pageSize }] as const,
     detail: (prefix: string, name: string) => ['queues', 'detail', prefix, name] as const,
   },
+  // ---- queue page (issue 5 item 4): under queues.all (but search), so mutations refresh it ----
+  queuePage: {
+    all: (prefix: string, name: string) => ['queues', 'page', prefix, name] as const,
+    jobs: (prefix: string, name: string, state: string, page: number, pageSize: number) =>
+      ['queues', 'page', prefix, name, 'jobs', { state, page, pageSize }] as const,
+    // Not under queues.all: a search is a costly scan, re-run only when the user asks.
+    search: (prefix: string, name: string, search: Record<string, string | number>) =>
+      ['queue-search', prefix, name, search] as const,
+    limits: (prefix: string, name: string) => ['queues', 'page', prefix, name, 'limits'] as const,
+    diagnosis: (prefix: string, name: string) =>
+      ['queues', 'page', prefix, name, 'diagnosis'] as const,
+  },
+  // ---- job page and flows page (issue 5 items 5 and 6): under queues.all as well ----
+  job: {
+    all: (prefix: string, name: string, id: string) => ['queues', 'job', prefix, name, id] as const,
+    detail: (prefix: string, name: string, id: string) =>
+      ['queues', 'job', prefix, name, id, 'detail'] as const,
+    logs: (prefix: string, name: string, id: string, pageSize: number) =>
+      ['queues', 'job', prefix, name, id, 'logs', pageSize] as const,
+    timeline: (prefix: string, name: string, id: string) =>
+      ['queues', 'job', prefix, name, id, 'timeline'] as const,
+  },
+  flow: {
+    all: ['queues', 'flow'] as const,
+    graph: (prefix: string, queue: string, id: string) =>
+      ['queues', 'flow', prefix, queue, id] as const,
+  },
+  // ---- workers and metrics pages (issue 5 item 7) ----
+  workers: {
+    all: ['workers'] as const,
+    list: (page: number, pageSize: number) => ['workers', 'list', { page, pageSize }] as const,
+  },
+  metrics: {
+    all: ['metrics'] as const,
+    list: (minutes: number, page: number, pageSize: number) =>
+      ['metrics', 'list', { minutes, page, pageSize }] as const,
+    queue: (prefix: string, name: string, minutes: number) =>
+      ['metrics', 'queue', prefix, name, { minutes }] as const,
+  },
   audit: {
     all: ['audit'] as const,
     page: (before: string | null) => ['audit', 'page', before] as const,

@@ -31,6 +31,7 @@ export type ApiErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'INVALID_INPUT'
   | 'NOT_FOUND'
+  | 'CONFLICT'
   | 'INTERNAL';
 
 export interface HealthResponse {
@@ -68,3 +69,110 @@ export interface SessionInfo {
   role: Role;
   readOnly: boolean;
 }
+
+// ---- queue page (issue 5 item 4) ----
+export type {
+  BulkAction,
+  BulkOperation,
+  BulkStatus,
+  DiagnosisCode,
+  DiagnosisReason,
+  JobRow,
+  JobSearchMode,
+  QueueDiagnosis,
+  QueueLimits,
+  SelectionResult,
+} from '@/engine/admin';
+
+export type JobListResponse = import('@/engine/admin').JobPage;
+
+/** A search: by id (a direct lookup: `scanned` 0) or a bounded scan of one state. */
+export type JobSearchResponse = import('@/engine/admin').JobSearchResult & {
+  mode: 'id' | 'name' | 'text' | 'path';
+};
+
+export type BulkOperationResponse = import('@/engine/admin').BulkOperation;
+
+export interface QueueCleanResponse {
+  removed: number;
+}
+
+export interface QueueOkResponse {
+  ok: true;
+}
+
+// ---- workers, metrics and live events (issue 5 items 7 and 8) ----
+export type {
+  ConnectedWorker,
+  LiveEvent,
+  LiveEventBatch,
+  MetricsPoint,
+  MetricsTimeline,
+  QueueMetrics,
+  QueueWorkers,
+} from '@/engine/admin';
+
+export interface WorkersResponse {
+  queues: import('@/engine/admin').QueueWorkers[];
+  total: number;
+  page: number;
+  pageSize: number;
+  /** False when queue discovery hit its scan budget. */
+  complete: boolean;
+}
+
+export interface MetricsListResponse {
+  queues: import('@/engine/admin').QueueMetrics[];
+  minutes: number;
+  total: number;
+  page: number;
+  pageSize: number;
+  complete: boolean;
+}
+
+export type QueueMetricsResponse = import('@/engine/admin').QueueMetrics & { minutes: number };
+
+/** The data of every `event: events` message on GET /api/events. */
+export interface LiveEventsMessage {
+  batches: import('@/engine/admin').LiveEventBatch[];
+}
+
+// ---- job page and flows page (issue 5 items 5 and 6) ----
+
+/** One job as the job page shows it: data, opts and return value already redacted. */
+export interface JobDetailResponse extends Omit<
+  import('@/engine/admin').JobDetail,
+  'traceparent' | 'tracestate'
+> {
+  prefix: string;
+  queueName: string;
+  /** Sensitive key names redacted (normalised), so the page can say what it hides. */
+  redactedKeys: string[];
+  children: import('@/engine/admin').JobChildrenPage;
+}
+
+export type JobLogsResponse = import('@/engine/admin').JobLogPage & {
+  page: number;
+  pageSize: number;
+};
+
+export type JobTimelineResponse = import('@/engine/admin').JobTimeline;
+export type JobTimelineEntry = import('@/engine/admin').JobTimelineEntry;
+export type JobLinkRef = import('@/engine/admin').JobLinkRef;
+
+export interface JobActionResponse {
+  ok: true;
+  /** duplicate: the new job's id. */
+  id?: string;
+}
+
+export interface FlowGraphResponse {
+  /** The job the page was opened for. */
+  jobKey: string;
+  root: import('@/engine/admin').FlowRoot;
+  graph: import('@/engine/admin').FlowGraph;
+}
+
+export type FlowChildrenResponse = import('@/engine/admin').FlowChildrenPage;
+export type FlowGraphNode = import('@/engine/admin').FlowGraphNode;
+export type FlowGraphEdge = import('@/engine/admin').FlowGraphEdge;

@@ -3,12 +3,15 @@ import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { signOut } from 'next-auth/react';
 import { hasRole } from '@/lib/roles';
+import { LiveStatusBadge } from '../live/live-status';
 import { PollingSelect } from '../settings/polling';
 import { useSessionInfo } from '../session/session-context';
 import { ThemeToggle } from '../theme/theme-toggle';
 
 const LINKS = [
   { href: '/', label: 'Overview', role: 'viewer' },
+  { href: '/workers', label: 'Workers', role: 'viewer' },
+  { href: '/metrics', label: 'Metrics', role: 'viewer' },
   { href: '/audit', label: 'Audit log', role: 'operator' },
 ] as const;
 
@@ -33,6 +36,7 @@ export function Nav() {
       )}
       <div className="header-tools">
         {session?.readOnly && <span className="badge paused">read-only</span>}
+        <LiveStatusBadge />
         {session && <PollingSelect />}
         <ThemeToggle />
         {session && (

@@ -1,4 +1,5 @@
 'use client';
+import Link from 'next/link';
 import type { QueueCountState, QueueOverview } from '@/lib/api-types';
 import { useCanMutate } from '../session/session-context';
 import { Sparkline } from './sparkline';
@@ -23,8 +24,13 @@ export function QueueCard({ queue }: { queue: QueueOverview }) {
     <section className="card" aria-labelledby={headingId} data-queue={queue.name}>
       <div className="card-head">
         <h2 id={headingId}>
-          <span className="prefix">{queue.prefix}:</span>
-          {queue.name}
+          {/* queue page (issue 5 item 4) */}
+          <Link
+            href={`/queues/${encodeURIComponent(queue.prefix)}/${encodeURIComponent(queue.name)}`}
+          >
+            <span className="prefix">{queue.prefix}:</span>
+            {queue.name}
+          </Link>
         </h2>
         {queue.paused && <span className="badge paused">Paused</span>}
         {queue.rateLimited && (

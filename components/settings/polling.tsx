@@ -4,6 +4,7 @@
  * refetches while the tab is hidden (refetchIntervalInBackground defaults to false).
  */
 import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
+import { useLiveStatus } from '../live/live-status';
 
 export const POLLING_CHOICES = [
   { ms: 2_000, label: '2 s' },
@@ -48,8 +49,15 @@ export function PollingProvider({ children }: { children: ReactNode }) {
 /** The refetchInterval to give react-query: false when polling is off. */
 export function usePollingInterval(): number | false {
   const { intervalMs } = useContext(PollingContext);
-  return intervalMs > 0 ? intervalMs : false;
+  // Polling is the fallback of live events (components/live/): while the event stream is open
+  // it only runs as a slow safety net, for data no queue event announces.
+  const live = useLiveStatus() === 'live';
+  if (intervalMs <= 0) return false;
+  return live ? Math.max(intervalMs, LIVE_SAFETY_POLL_MS) : intervalMs;
 }
+
+/** Polling interval while live events drive invalidation. */
+export const LIVE_SAFETY_POLL_MS = 30_000;
 
 export function PollingSelect() {
   const { intervalMs, setIntervalMs } = useContext(PollingContext);

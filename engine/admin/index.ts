@@ -53,3 +53,51 @@ export {
   readAudit,
 } from './audit';
 export type { AuditEntry, AuditOutcome, AuditPage, AuditRecord } from './audit';
+// ---- queue page (issue 5 item 4): job listings, search, bulk operations, diagnosis ----
+export { findJob, JOB_LIST_LIMITS, listJobs, readPath, searchJobs, toJobRow } from './jobs';
+export type { JobPage, JobRow, JobSearchMode, JobSearchOptions, JobSearchResult } from './jobs';
+export {
+  BULK_ACTION_STATES,
+  BULK_ID_PATTERN,
+  BULK_LIMITS,
+  BulkActionStateError,
+  bulkKey,
+  cancelBulkOp,
+  createBulkOp,
+  getBulkOp,
+  runBulkChunk,
+} from './bulk';
+export type { BulkAction, BulkOperation, BulkStatus } from './bulk';
+export { actOnSelection, SELECTION_LIMIT } from './selection';
+export type { SelectionResult } from './selection';
+export { diagnoseQueue } from './diagnose';
+export type { DiagnosisCode, DiagnosisReason, QueueDiagnosis } from './diagnose';
+export {
+  CLEAN_LIMIT,
+  cleanQueue,
+  drainQueue,
+  getQueueLimits,
+  obliterateQueue,
+  setQueueLimits,
+} from './queue-ops';
+export type { QueueLimits } from './queue-ops';
+// ---- job page (issue 5 item 5): one job's detail, logs, children, timeline and actions ----
+export {
+  getJobChildren,
+  getJobDetail,
+  getJobLogPage,
+  JOB_DETAIL_LIMITS,
+  jobLinkOf,
+} from './job-detail';
+export type { JobChildrenPage, JobDetail, JobLinkRef, JobLogPage } from './job-detail';
+export { duplicateJob, JobActionStateError, runJobAction } from './job-actions';
+export type { JobAction } from './job-actions';
+export { getJobTimeline, JOB_TIMELINE_DEFAULTS, JOB_TIMELINE_LIMITS } from './job-timeline';
+export type { JobTimeline, JobTimelineEntry, JobTimelineOptions } from './job-timeline';
+// ---- workers, metrics and live events (issue 5 items 7 and 8) ----
+export { listWorkers, workerClientBase } from './workers';
+export type { ConnectedWorker, QueueWorkers } from './workers';
+export { clampMinutes, getQueueMetrics, METRICS_LIMITS, toTimeline } from './metrics';
+export type { MetricsPoint, MetricsTimeline, QueueMetrics } from './metrics';
+export { eventsKey, latestEventIds, LIVE_EVENTS_LIMITS, readQueueEvents } from './live-events';
+export type { LiveEvent, LiveEventBatch } from './live-events';

@@ -36,6 +36,16 @@ const schema = z
     OXMQ_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
     OXMQ_USERS: z.string().trim().min(1).optional(),
     OXMQ_READ_ONLY: booleanFlag,
+    // Job page (issue 5 item 5): extra key names to redact, added to lib/server/redact.ts's defaults.
+    OXMQ_REDACT_KEYS: z
+      .string()
+      .default('')
+      .transform((value) =>
+        value
+          .split(',')
+          .map((key) => key.trim())
+          .filter((key) => key !== ''),
+      ),
     NEXTAUTH_SECRET: z
       .string({ error: 'is required: signs the session cookies (openssl rand -base64 32)' })
       .min(16, 'must be at least 16 characters (openssl rand -base64 32)'),
@@ -60,6 +70,7 @@ const ENV_KEYS = [
   'OXMQ_ADMIN_PASSWORD',
   'OXMQ_USERS',
   'OXMQ_READ_ONLY',
+  'OXMQ_REDACT_KEYS',
   'NEXTAUTH_SECRET',
   'NEXTAUTH_URL',
 ] as const;

@@ -17,6 +17,17 @@ import {
   type QueueList,
   type QueueOverview,
 } from '@/engine/admin';
+import * as admin from '@/engine/admin';
+import {
+  getQueueMetrics,
+  latestEventIds,
+  listWorkers,
+  readQueueEvents,
+  type LiveEventBatch,
+  type QueueMetrics,
+  type QueueRef,
+  type QueueWorkers,
+} from '@/engine/admin';
 import { getEnv } from './env';
 
 export { AUDIT_DEFAULTS, AUDIT_ID_PATTERN } from '@/engine/admin';
@@ -97,3 +108,91 @@ export function recordAudit(record: AuditRecord): Promise<string> {
 export function auditPage(opts: { before?: string; count: number }): Promise<AuditPage> {
   return readAudit(redis(), opts);
 }
+
+// ---- queue page (issue 5 item 4) ----
+// One thin pass-through per engine/admin call, so routes never see the Redis client.
+export const queuePage = {
+  listJobs: (prefix: string, name: string, opts: Parameters<typeof admin.listJobs>[3]) =>
+    admin.listJobs(redis(), prefix, name, opts),
+  findJob: (prefix: string, name: string, id: string) => admin.findJob(redis(), prefix, name, id),
+  searchJobs: (prefix: string, name: string, opts: admin.JobSearchOptions) =>
+    admin.searchJobs(redis(), prefix, name, opts),
+  actOnSelection: (prefix: string, name: string, action: admin.BulkAction, ids: string[]) =>
+    admin.actOnSelection(redis(), prefix, name, action, ids),
+  createBulkOp: (input: Parameters<typeof admin.createBulkOp>[1]) =>
+    admin.createBulkOp(redis(), input),
+  getBulkOp: (id: string) => admin.getBulkOp(redis(), id),
+  runBulkChunk: (id: string, chunk?: number) => admin.runBulkChunk(redis(), id, chunk),
+  cancelBulkOp: (id: string) => admin.cancelBulkOp(redis(), id),
+  diagnose: (prefix: string, name: string) => admin.diagnoseQueue(redis(), prefix, name),
+  drain: (prefix: string, name: string, delayed: boolean) =>
+    admin.drainQueue(redis(), prefix, name, delayed),
+  clean: (prefix: string, name: string, opts: Parameters<typeof admin.cleanQueue>[3]) =>
+    admin.cleanQueue(redis(), prefix, name, opts),
+  obliterate: (prefix: string, name: string, force: boolean) =>
+    admin.obliterateQueue(redis(), prefix, name, force),
+  getLimits: (prefix: string, name: string) => admin.getQueueLimits(redis(), prefix, name),
+  setLimits: (prefix: string, name: string, input: Parameters<typeof admin.setQueueLimits>[3]) =>
+    admin.setQueueLimits(redis(), prefix, name, input),
+};
+
+// ---- workers, metrics and live events (issue 5 items 7 and 8) ----
+export function queueWorkers(queues: readonly QueueRef[]): Promise<QueueWorkers[]> {
+  return listWorkers(redis(), queues);
+}
+
+export function queueMetrics(queue: QueueRef, minutes: number): Promise<QueueMetrics> {
+  return getQueueMetrics(redis(), queue, { minutes });
+}
+
+export function latestLiveEventIds(queues: readonly QueueRef[]): Promise<string[]> {
+  return latestEventIds(redis(), queues);
+}
+
+/**
+ * A dedicated connection for the live-events reader: XREAD BLOCK holds a connection for the
+ * whole wait, so it may not share the request connection, nor have its command timeout. The
+ * caller quits it when nobody listens any more.
+ */
+export function openLiveEventsConnection(): Redis {
+  const client = new Redis(getEnv().REDIS_URL, {
+    connectionName: LIVE_EVENTS_CONNECTION_NAME,
+    maxRetriesPerRequest: null,
+    connectTimeout: COMMAND_TIMEOUT_MS,
+  });
+  client.on('error', (error: Error) => {
+    console.error(`OxMQ console: live events Redis error: ${error.message}`);
+  });
+  return client;
+}
+
+export const LIVE_EVENTS_CONNECTION_NAME = 'oxmq:console:live';
+
+export function readLiveEvents(
+  connection: Redis,
+  cursors: readonly { queue: QueueRef; after: string }[],
+): Promise<LiveEventBatch[]> {
+  return readQueueEvents(connection, cursors);
+}
+
+// ---- job page and flows page (issue 5 items 5 and 6) ----
+// Values come back as stored; lib/server/job-view.ts redacts them before they are answered.
+export const jobPage = {
+  detail: (prefix: string, name: string, id: string) =>
+    admin.getJobDetail(redis(), prefix, name, id),
+  logs: (prefix: string, name: string, id: string, page: number, pageSize: number) =>
+    admin.getJobLogPage(redis(), prefix, name, id, page, pageSize),
+  children: (prefix: string, name: string, id: string) =>
+    admin.getJobChildren(redis(), prefix, name, id),
+  timeline: (opts: admin.JobTimelineOptions) => admin.getJobTimeline(redis(), opts),
+  act: (prefix: string, name: string, id: string, action: admin.JobAction) =>
+    admin.runJobAction(redis(), prefix, name, id, action),
+  duplicate: (prefix: string, name: string, id: string) =>
+    admin.duplicateJob(redis(), prefix, name, id),
+};
+
+export const flowPage = {
+  rootOf: (jobKey: string) => admin.rootOf(redis(), jobKey),
+  graph: (opts: admin.FlowGraphOptions) => admin.getFlowGraph(redis(), opts),
+  children: (opts: admin.FlowChildrenOptions) => admin.getFlowChildren(redis(), opts),
+};

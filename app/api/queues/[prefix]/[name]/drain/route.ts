@@ -1,0 +1,28 @@
+/** Removes every waiting job (and delayed ones when asked): admin, with a typed confirmation. */
+import { z } from 'zod';
+import type { QueueOkResponse } from '@/lib/api-types';
+import { withRoute } from '@/lib/server/api';
+import { queuePage } from '@/lib/server/oxmq';
+import { requireConfirmation } from '@/lib/server/queue-page-input';
+import { queueParams, queueTarget, requireQueue } from '@/lib/server/queue-route';
+
+export const dynamic = 'force-dynamic';
+
+const body = z
+  .object({ confirm: z.string().max(256), delayed: z.boolean().default(false) })
+  .strict();
+
+export const POST = withRoute(
+  {
+    role: 'admin',
+    mutation: { action: 'queue.drain', target: queueTarget },
+    params: queueParams,
+    body,
+  },
+  async ({ params, body }): Promise<QueueOkResponse> => {
+    requireConfirmation(body.confirm, params.name);
+    await requireQueue(params.prefix, params.name);
+    await queuePage.drain(params.prefix, params.name, body.delayed);
+    return { ok: true };
+  },
+);

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { jobActionRoute } from '@/lib/server/job-action-route';
+import { jobNotFound } from '@/lib/server/job-route';
+import { jobPage } from '@/lib/server/oxmq';
+import { restoreRedacted } from '@/lib/server/redact';
+
+export const dynamic = 'force-dynamic';
+
+/** Admin only: replaces the job's data. Values still shown as redacted keep their stored value. */
+export const POST = jobActionRoute({
+  action: 'data',
+  role: 'admin',
+  body: z.object({ data: z.json() }).strict(),
+  toAction: async (body, params) => {
+    const job = await jobPage.detail(params.prefix, params.name, params.id);
+    if (!job) throw jobNotFound(params.id);
+    return { kind: 'data', data: restoreRedacted(body.data, job.data) };
+  },
+});

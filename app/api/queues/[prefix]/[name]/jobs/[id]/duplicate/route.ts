@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import type { JobActionResponse } from '@/lib/api-types';
+import { withRoute } from '@/lib/server/api';
+import {
+  engineCall,
+  jobNotFound,
+  jobParams,
+  jobTarget,
+  requireQueue,
+} from '@/lib/server/job-route';
+import { jobPage } from '@/lib/server/oxmq';
+
+export const dynamic = 'force-dynamic';
+
+/** Adds a copy of the job (same name, data and options, a new id); answers the copy's id. */
+export const POST = withRoute(
+  {
+    role: 'operator',
+    mutation: { action: 'job.duplicate', target: jobTarget },
+    params: jobParams,
+    body: z.object({}).strict(),
+  },
+  async ({ params }): Promise<JobActionResponse> => {
+    await requireQueue(params.prefix, params.name);
+    const id = await engineCall(() => jobPage.duplicate(params.prefix, params.name, params.id));
+    if (id === undefined) throw jobNotFound(params.id);
+    return { ok: true, id };
+  },
+);

@@ -1,0 +1,11 @@
+import { z } from 'zod';
+import { jobActionRoute } from '@/lib/server/job-action-route';
+
+export const dynamic = 'force-dynamic';
+
+export const POST = jobActionRoute({
+  action: 'remove',
+  role: 'admin',
+  body: z.object({}).strict(),
+  toAction: async () => ({ kind: 'remove' }),
+});

@@ -1,0 +1,20 @@
+import type { JobDetailResponse } from '@/lib/api-types';
+import { withRoute } from '@/lib/server/api';
+import { jobNotFound, jobParams, requireQueue } from '@/lib/server/job-route';
+import { toJobView } from '@/lib/server/job-view';
+import { jobPage } from '@/lib/server/oxmq';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = withRoute(
+  { role: 'viewer', params: jobParams },
+  async ({ params }): Promise<JobDetailResponse> => {
+    await requireQueue(params.prefix, params.name);
+    const [job, children] = await Promise.all([
+      jobPage.detail(params.prefix, params.name, params.id),
+      jobPage.children(params.prefix, params.name, params.id),
+    ]);
+    if (!job || !children) throw jobNotFound(params.id);
+    return toJobView(params.prefix, params.name, job, children);
+  },
+);

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import type { JobTimelineResponse } from '@/lib/api-types';
+import { withRoute } from '@/lib/server/api';
+import { jobNotFound, jobParams, requireQueue } from '@/lib/server/job-route';
+import { jobPage } from '@/lib/server/oxmq';
+import { redactText } from '@/lib/server/redact';
+
+export const dynamic = 'force-dynamic';
+
+// The engine clamps these to JOB_TIMELINE_LIMITS as well; a bigger ask is clamped, not refused.
+const timelineQuery = z.object({
+  maxScan: z.coerce.number().int().min(1).optional(),
+  maxEntries: z.coerce.number().int().min(1).optional(),
+});
+
+export const GET = withRoute(
+  { role: 'viewer', params: jobParams, query: timelineQuery },
+  async ({ params, query }): Promise<JobTimelineResponse> => {
+    await requireQueue(params.prefix, params.name);
+    const job = await jobPage.detail(params.prefix, params.name, params.id);
+    if (!job) throw jobNotFound(params.id);
+    const timeline = await jobPage.timeline({
+      prefix: params.prefix,
+      queueName: params.name,
+      jobId: params.id,
+      createdAt: job.timestamp,
+      maxScan: query.maxScan,
+      maxEntries: query.maxEntries,
+    });
+    // A failure reason in the stream is free text: redacted like the one on the job.
+    return {
+      ...timeline,
+      entries: timeline.entries.map((entry) =>
+        entry.event === 'failed' && entry.detail !== undefined
+          ? { ...entry, detail: redactText(entry.detail) }
+          : entry,
+      ),
+    };
+  },
+);

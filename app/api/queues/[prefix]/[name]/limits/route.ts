@@ -1,0 +1,50 @@
+/** Rate limit and global concurrency: read by viewers, tuned by operators (null removes). */
+import { z } from 'zod';
+import type { QueueLimits } from '@/lib/api-types';
+import { withRoute } from '@/lib/server/api';
+import { queuePage } from '@/lib/server/oxmq';
+import { queueParams, queueTarget, requireQueue } from '@/lib/server/queue-route';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = withRoute(
+  { role: 'viewer', params: queueParams },
+  async ({ params }): Promise<QueueLimits> => {
+    await requireQueue(params.prefix, params.name);
+    return queuePage.getLimits(params.prefix, params.name);
+  },
+);
+
+const body = z
+  .object({
+    rateLimit: z
+      .object({
+        max: z.number().int().min(1).max(1_000_000),
+        duration: z
+          .number()
+          .int()
+          .min(1)
+          .max(24 * 60 * 60 * 1000),
+      })
+      .strict()
+      .nullable()
+      .optional(),
+    globalConcurrency: z.number().int().min(1).max(100_000).nullable().optional(),
+  })
+  .strict()
+  .refine((input) => input.rateLimit !== undefined || input.globalConcurrency !== undefined, {
+    message: 'change rateLimit, globalConcurrency or both',
+  });
+
+export const POST = withRoute(
+  {
+    role: 'operator',
+    mutation: { action: 'queue.limits', target: queueTarget },
+    params: queueParams,
+    body,
+  },
+  async ({ params, body }): Promise<QueueLimits> => {
+    await requireQueue(params.prefix, params.name);
+    return queuePage.setLimits(params.prefix, params.name, body);
+  },
+);

@@ -1,0 +1,63 @@
+/**
+ * Job search: `mode=id` is a direct lookup; name / text / path scan one state, at most
+ * `budget` jobs per call, and answer how far they looked plus a cursor to continue.
+ */
+import { z } from 'zod';
+import type { JobSearchResponse } from '@/lib/api-types';
+import { withRoute } from '@/lib/server/api';
+import { queuePage } from '@/lib/server/oxmq';
+import { jobStateSchema } from '@/lib/server/queue-page-input';
+import { queueParams, requireQueue } from '@/lib/server/queue-route';
+
+export const dynamic = 'force-dynamic';
+
+const query = z
+  .object({
+    mode: z.enum(['id', 'name', 'text', 'path']),
+    q: z.string().max(512).default(''),
+    path: z
+      .string()
+      .max(256)
+      .regex(/^[\w$-]+(\.[\w$-]+|\[\d+\])*$/, 'a dotted path such as user.email or items[0].sku')
+      .optional(),
+    state: jobStateSchema.default('failed'),
+    cursor: z.coerce.number().int().min(0).default(0),
+    budget: z.coerce.number().int().min(1).max(5_000).default(5_000),
+  })
+  .refine((input) => input.mode !== 'path' || input.path !== undefined, {
+    message: 'mode=path needs a path',
+    path: ['path'],
+  })
+  .refine((input) => input.mode === 'path' || input.q.trim() !== '', {
+    message: 'type something to search for',
+    path: ['q'],
+  });
+
+export const GET = withRoute(
+  { role: 'viewer', params: queueParams, query },
+  async ({ params, query }): Promise<JobSearchResponse> => {
+    await requireQueue(params.prefix, params.name);
+    if (query.mode === 'id') {
+      const job = await queuePage.findJob(params.prefix, params.name, query.q.trim());
+      return {
+        mode: 'id',
+        state: query.state,
+        matches: job ? [job] : [],
+        scanned: 0,
+        from: 0,
+        to: 0,
+        total: 0,
+        next: null,
+      };
+    }
+    const result = await queuePage.searchJobs(params.prefix, params.name, {
+      state: query.state,
+      mode: query.mode,
+      query: query.q,
+      path: query.path,
+      cursor: query.cursor,
+      budget: query.budget,
+    });
+    return { ...result, mode: query.mode };
+  },
+);

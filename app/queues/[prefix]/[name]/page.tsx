@@ -1,0 +1,20 @@
+import { QueuePage } from '@/components/queue-page/queue-page';
+import '@/components/queue-page/queue-page.css';
+
+export default async function QueueRoutePage({
+  params,
+}: {
+  params: Promise<{ prefix: string; name: string }>;
+}) {
+  const { prefix, name } = await params;
+  return <QueuePage prefix={safeDecode(prefix)} name={safeDecode(name)} />;
+}
+
+/** Segments may arrive still percent-encoded; a stray '%' must not crash the page. */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * OxMQ and bullmq 6.7.0 behind one small surface, so every scenario runs the same code, the same
+ * payloads and the same options against either library.
+ */
+import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
+import type { RedisOptions } from 'ioredis';
+import { Queue, Worker } from '../engine';
+import type { Lib } from './stats';
+
+export interface BenchJobOpts {
+  removeOnComplete?: boolean;
+}
+
+export interface BenchQueue {
+  add(name: string, data: unknown, opts?: BenchJobOpts): Promise<string>;
+  addBulk(jobs: { name: string; data: unknown; opts?: BenchJobOpts }[]): Promise<string[]>;
+  waitUntilReady(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface BenchJob {
+  id: string;
+  timestamp: number;
+  processedOn: number | undefined;
+}
+
+export interface BenchWorker {
+  /** Starts fetching (workers are created with autorun: false). */
+  run(): void;
+  waitUntilReady(): Promise<void>;
+  onCompleted(listener: () => void): void;
+  onError(listener: (error: Error) => void): void;
+  close(): Promise<void>;
+}
+
+export interface BenchLib {
+  queue(name: string): BenchQueue;
+  worker(
+    name: string,
+    processor: (job: BenchJob) => Promise<void>,
+    opts: { concurrency: number },
+  ): BenchWorker;
+}
+
+export function benchLib(lib: Lib, connection: RedisOptions): BenchLib {
+  return lib === 'oxmq' ? oxmq(connection) : bullmq(connection);
+}
+
+function oxmq(connection: RedisOptions): BenchLib {
+  return {
+    queue(name) {
+      const queue = new Queue(name, { connection });
+      return {
+        add: async (jobName, data, opts) => (await queue.add(jobName, data, opts)).id,
+        addBulk: async (jobs) => (await queue.addBulk(jobs)).map((job) => job.id),
+        waitUntilReady: () => queue.waitUntilReady(),
+        close: () => queue.close(),
+      };
+    },
+    worker(name, processor, opts) {
+      const worker = new Worker(
+        name,
+        (job) => processor({ id: job.id, timestamp: job.timestamp, processedOn: job.processedOn }),
+        { connection, concurrency: opts.concurrency, autorun: false },
+      );
+      return {
+        run: () => void worker.run().catch((error: unknown) => worker.emit('error', error)),
+        waitUntilReady: () => worker.waitUntilReady(),
+        onCompleted: (listener) => void worker.on('completed', listener),
+        onError: (listener) => void worker.on('error', listener),
+        close: () => worker.close(),
+      };
+    },
+  };
+}
+
+function bullmq(connection: RedisOptions): BenchLib {
+  return {
+    queue(name) {
+      const queue = new BullQueue(name, { connection });
+      return {
+        add: async (jobName, data, opts) => (await queue.add(jobName, data, opts)).id!,
+        addBulk: async (jobs) => (await queue.addBulk(jobs)).map((job) => job.id!),
+        waitUntilReady: async () => {
+          await queue.waitUntilReady();
+        },
+        close: () => queue.close(),
+      };
+    },
+    worker(name, processor, opts) {
+      const worker = new BullWorker(
+        name,
+        (job) => processor({ id: job.id!, timestamp: job.timestamp, processedOn: job.processedOn }),
+        { connection, concurrency: opts.concurrency, autorun: false },
+      );
+      return {
+        run: () =>
+          void worker.run().catch((error: unknown) => worker.emit('error', error as Error)),
+        waitUntilReady: async () => {
+          await worker.waitUntilReady();
+        },
+        onCompleted: (listener) => void worker.on('completed', listener),
+        onError: (listener) => void worker.on('error', listener),
+        close: () => worker.close(),
+      };
+    },
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * The scenarios of shared/bench-method.md, as data. main.ts runs every entry with a `kind`;
+ * an entry with `skip` is printed as skipped, never measured or faked.
+ *
+ * Adding the `batch` scenario once engine/ exports BatchWorker: give it `kind: 'batch'`, add a
+ * 'batch' case to runScenario() in child.ts (OxMQ side: a BatchWorker with batchSize 100;
+ * bullmq side: a Worker with concurrency 100 on the same pre-filled jobs, as in worker-c100) and
+ * drop its `skip`.
+ */
+
+export type ScenarioKind = 'add' | 'addBulk' | 'worker' | 'io' | 'idle' | 'latency';
+
+export interface ScenarioParams {
+  /** Jobs measured (add, addBulk, worker, io) or produced (latency). */
+  jobs: number;
+  concurrency: number;
+  bulkSize: number;
+  removeOnComplete: boolean;
+  /** io: how long each job awaits a timer. */
+  jobDelayMs: number;
+  /** idle: number of idle workers. */
+  workers: number;
+  /** idle, latency: how long the measured window lasts. */
+  durationMs: number;
+  /** latency: open-loop producer rate, jobs per second. */
+  ratePerSec: number;
+}
+
+export interface Scenario {
+  name: string;
+  what: string;
+  kind?: ScenarioKind;
+  skip?: string;
+  full: Partial<ScenarioParams>;
+  quick: Partial<ScenarioParams>;
+  /** Warm-up round: the same scenario, smaller. */
+  warmup: Partial<ScenarioParams>;
+}
+
+export const DEFAULT_PARAMS: ScenarioParams = {
+  jobs: 0,
+  concurrency: 1,
+  bulkSize: 50,
+  removeOnComplete: false,
+  jobDelayMs: 0,
+  workers: 0,
+  durationMs: 0,
+  ratePerSec: 0,
+};
+
+export const SCENARIOS: readonly Scenario[] = [
+  {
+    name: 'add',
+    what: 'awaited single Queue.add, one at a time',
+    kind: 'add',
+    // Each run is a fresh process, so a warm-up round warms Redis and the OS, not the JIT: small.
+    full: { jobs: 10_000 },
+    quick: { jobs: 3_000 },
+    warmup: { jobs: 1_000 },
+  },
+  {
+    name: 'addBulk',
+    what: 'Queue.addBulk in chunks of 50',
+    kind: 'addBulk',
+    full: { jobs: 50_000 },
+    quick: { jobs: 10_000 },
+    warmup: { jobs: 2_000 },
+  },
+  {
+    name: 'worker-c1',
+    what: 'pre-filled queue, one Worker, concurrency 1, no-op processor',
+    kind: 'worker',
+    full: { jobs: 10_000, concurrency: 1 },
+    quick: { jobs: 2_000, concurrency: 1 },
+    warmup: { jobs: 1_000, concurrency: 1 },
+  },
+  {
+    name: 'worker-c100',
+    what: 'pre-filled queue, concurrency 100, no-op processor, completed jobs kept',
+    kind: 'worker',
+    full: { jobs: 30_000, concurrency: 100 },
+    quick: { jobs: 6_000, concurrency: 100 },
+    warmup: { jobs: 2_000, concurrency: 100 },
+  },
+  {
+    name: 'worker-c100-roc',
+    what: 'as worker-c100 with removeOnComplete: true on every job',
+    kind: 'worker',
+    full: { jobs: 30_000, concurrency: 100, removeOnComplete: true },
+    quick: { jobs: 6_000, concurrency: 100, removeOnComplete: true },
+    warmup: { jobs: 2_000, concurrency: 100, removeOnComplete: true },
+  },
+  {
+    name: 'batch',
+    what: 'OxMQ BatchWorker (batch 100) vs bullmq Worker c=100 on the same jobs',
+    skip: 'BatchWorker not implemented yet',
+    full: {},
+    quick: {},
+    warmup: {},
+  },
+  {
+    name: 'io-10k',
+    what: 'pre-filled queue, every job awaits a 1 s timer, concurrency 10,000 (ideal 10,000 jobs/s)',
+    kind: 'io',
+    full: { jobs: 40_000, concurrency: 10_000, jobDelayMs: 1_000 },
+    quick: { jobs: 15_000, concurrency: 10_000, jobDelayMs: 1_000 },
+    warmup: { jobs: 3_000, concurrency: 10_000, jobDelayMs: 1_000 },
+  },
+  {
+    name: 'idle',
+    what: '50 idle Workers on an empty queue: Redis commands per second',
+    kind: 'idle',
+    full: { workers: 50, durationMs: 30_000 },
+    quick: { workers: 50, durationMs: 10_000 },
+    warmup: { workers: 50, durationMs: 1_000 },
+  },
+  {
+    name: 'latency',
+    what: 'open-loop producer at a fixed rate, Worker c=100: add-to-start (timestamp -> processedOn)',
+    kind: 'latency',
+    full: { ratePerSec: 1_000, durationMs: 10_000, concurrency: 100 },
+    quick: { ratePerSec: 1_000, durationMs: 2_000, concurrency: 100 },
+    warmup: { ratePerSec: 1_000, durationMs: 1_000, concurrency: 100 },
+  },
+];
+
+export function paramsFor(scenario: Scenario, mode: 'full' | 'quick', warmup: boolean) {
+  const chosen = warmup ? scenario.warmup : scenario[mode];
+  return { ...DEFAULT_PARAMS, ...chosen };
+}

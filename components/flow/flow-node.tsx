@@ -1,0 +1,48 @@
+'use client';
+import { Handle, Position, type Node, type NodeProps } from '@xyflow/react';
+import type { FlowGraphNode } from '@/lib/api-types';
+import { NODE_WIDTH } from './flow-layout';
+
+export type JobNodeData = {
+  job: FlowGraphNode;
+  /** Set when the node has children not loaded yet. */
+  onLoadMore?: () => void;
+  loading: boolean;
+};
+
+export type JobFlowNode = Node<JobNodeData, 'job'>;
+
+/** One job: name, id, state colour; "Load more" when some of its children are not drawn. */
+export function JobNode({ data }: NodeProps<JobFlowNode>) {
+  const { job, onLoadMore, loading } = data;
+  return (
+    <div
+      className={`flow-node state-${job.state}`}
+      style={{ width: NODE_WIDTH }}
+      data-testid="flow-node"
+      data-job-key={job.key}
+      data-state={job.state}
+    >
+      <Handle type="target" position={Position.Top} />
+      <strong>{job.name || '(no name)'}</strong>
+      <div className="muted flow-node-id" title={`${job.queueName}:${job.id}`}>
+        {job.queueName}:{job.id}
+      </div>
+      <span className={`badge state-${job.state}`}>{job.missing ? 'removed' : job.state}</span>
+      {onLoadMore && (
+        <button
+          type="button"
+          className="nodrag"
+          disabled={loading}
+          onClick={(event) => {
+            event.stopPropagation();
+            onLoadMore();
+          }}
+        >
+          {loading ? 'Loading…' : 'Load more'}
+        </button>
+      )}
+      <Handle type="source" position={Position.Bottom} />
+    </div>
+  );
+}

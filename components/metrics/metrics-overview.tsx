@@ -1,0 +1,60 @@
+'use client';
+import Link from 'next/link';
+import { ThroughputChart } from './throughput-chart';
+import { useMetricsList } from './use-metrics';
+
+const MINUTES = 60;
+
+export function MetricsOverview() {
+  const { data, error, isPending } = useMetricsList(MINUTES);
+  if (isPending) return <p aria-live="polite">Loading metrics…</p>;
+  if (error) {
+    return (
+      <p role="alert" className="notice error">
+        Could not load metrics: {error.message}
+      </p>
+    );
+  }
+  return (
+    <>
+      {!data.complete && (
+        <p className="notice">
+          Queue discovery stopped at its scan limit: some queues may be missing.
+        </p>
+      )}
+      {data.total > data.queues.length && (
+        <p className="notice">
+          Showing {data.queues.length} of {data.total} queues.
+        </p>
+      )}
+      {data.queues.length === 0 && <p>No queues found under the configured prefixes.</p>}
+      <div className="metrics-grid">
+        {data.queues.map((queue) => {
+          const headingId = `metrics-${queue.prefix}-${queue.name}`;
+          return (
+            <section
+              key={`${queue.prefix}:${queue.name}`}
+              className="card"
+              aria-labelledby={headingId}
+              data-queue={queue.name}
+            >
+              <div className="card-head">
+                <h2 id={headingId}>
+                  <span className="prefix">{queue.prefix}:</span>
+                  {queue.name}
+                </h2>
+                <Link
+                  className="card-link"
+                  href={`/metrics/${encodeURIComponent(queue.prefix)}/${encodeURIComponent(queue.name)}`}
+                >
+                  Details<span className="visually-hidden"> of {queue.name}</span>
+                </Link>
+              </div>
+              <ThroughputChart metrics={queue} minutes={data.minutes} height={180} />
+            </section>
+          );
+        })}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,34 @@
+'use client';
+import type { BulkOperationResponse } from '@/lib/api-types';
+
+export function BulkProgress({
+  op,
+  onCancel,
+  onClose,
+}: {
+  op: BulkOperationResponse;
+  onCancel: () => void;
+  onClose: () => void;
+}) {
+  const handled = op.done + op.skipped;
+  const percent = op.total === 0 ? 100 : Math.min(100, Math.round((handled / op.total) * 100));
+  return (
+    <div className="bulk-progress" data-status={op.status} data-testid="bulk-progress">
+      <label htmlFor={`bulk-${op.id}`}>
+        {op.action} all {op.state}: {handled} of {op.total} ({percent}%)
+        {op.skipped > 0 && ` · ${op.skipped} skipped`}
+        {op.status !== 'running' && ` · ${op.status}`}
+      </label>
+      <progress id={`bulk-${op.id}`} max={100} value={percent} aria-valuetext={`${percent}%`} />
+      {op.status === 'running' ? (
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      ) : (
+        <button type="button" onClick={onClose}>
+          Dismiss
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,131 @@
+'use client';
+/**
+ * Search by id (direct lookup) or by name, text or a JSON path inside data. Scans are bounded
+ * on the server; the answer says how far it looked, and "Continue" picks up at its cursor.
+ */
+import { useState, type FormEvent } from 'react';
+import type { QueueCountState } from '@/lib/api-types';
+import { JobTable } from './job-table';
+import { STATE_TABS } from './state-tabs';
+import { useJobSearch, type SearchInput } from './use-queue-page';
+
+const MODES: { mode: SearchInput['mode']; label: string }[] = [
+  { mode: 'id', label: 'Job id' },
+  { mode: 'name', label: 'Job name' },
+  { mode: 'text', label: 'Text in data' },
+  { mode: 'path', label: 'JSON path in data' },
+];
+
+export function JobSearch({
+  prefix,
+  name,
+  state,
+}: {
+  prefix: string;
+  name: string;
+  state: QueueCountState;
+}) {
+  const [mode, setMode] = useState<SearchInput['mode']>('text');
+  const [q, setQ] = useState('');
+  const [path, setPath] = useState('');
+  const [searchState, setSearchState] = useState<QueueCountState>(state);
+  const [input, setInput] = useState<SearchInput | null>(null);
+  const { data, error, isFetching } = useJobSearch(prefix, name, input);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setInput({ mode, q, path, state: searchState, cursor: 0 });
+  };
+  return (
+    <section className="panel" aria-labelledby="search-heading">
+      <h2 id="search-heading">Search jobs</h2>
+      <form className="search-form" onSubmit={submit} role="search">
+        <label>
+          Search by
+          <select
+            aria-label="Search by"
+            value={mode}
+            onChange={(e) => setMode(e.target.value as SearchInput['mode'])}
+          >
+            {MODES.map((m) => (
+              <option key={m.mode} value={m.mode}>
+                {m.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        {mode !== 'id' && (
+          <label>
+            In state
+            <select
+              aria-label="In state"
+              value={searchState}
+              onChange={(e) => setSearchState(e.target.value as QueueCountState)}
+            >
+              {STATE_TABS.map((tab) => (
+                <option key={tab.state} value={tab.state}>
+                  {tab.label}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        {mode === 'path' && (
+          <label>
+            Path
+            <input
+              aria-label="Path"
+              value={path}
+              onChange={(e) => setPath(e.target.value)}
+              placeholder="user.email"
+              required
+            />
+          </label>
+        )}
+        <label>
+          {mode === 'path' ? 'Equals' : 'Value'}
+          <input
+            aria-label={mode === 'path' ? 'Equals' : 'Value'}
+            value={q}
+            onChange={(e) => setQ(e.target.value)}
+            required={mode !== 'path'}
+          />
+        </label>
+        <button type="submit" className="primary" disabled={isFetching}>
+          Search
+        </button>
+      </form>
+      {error && (
+        <p role="alert" className="notice error">
+          {error.message}
+        </p>
+      )}
+      {data && input && (
+        <div data-testid="search-result">
+          <p role="status" className="muted">
+            {data.mode === 'id'
+              ? data.matches.length === 0
+                ? `No job with id ${input.q}.`
+                : 'Found by id.'
+              : `${data.matches.length} found · searched ${data.to.toLocaleString('en')} of ${data.total.toLocaleString('en')} ${data.state} jobs` +
+                (data.next === null ? ' (all of them)' : '')}
+          </p>
+          {data.matches.length > 0 && (
+            <JobTable
+              prefix={prefix}
+              name={name}
+              jobs={data.matches}
+              now={Date.now()}
+              caption="Search results"
+            />
+          )}
+          {data.next !== null && (
+            <button type="button" onClick={() => setInput({ ...input, cursor: data.next ?? 0 })}>
+              Continue searching
+            </button>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,188 @@
+/**
+ * "All N matching" bulk operations (issue 5 item 4): retry, promote or remove every job in one
+ * state, in chunks, with progress and cancellation.
+ *
+ * Design choice: the operation's state lives in a Redis hash `oxmq:bulk:<id>` (with a TTL), but
+ * the chunks are driven by the caller, one request per chunk (`runBulkChunk`). Nothing runs in
+ * the background of the web server: a chunk is bounded work inside one request, it is role-
+ * checked and audited like any mutation, a closed tab simply stops the operation, and several
+ * server processes need no coordination beyond the hash. Cancel flips `status`, and every chunk
+ * reads it first, so a cancel takes effect before the next chunk.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Job } from '../job';
+import type { Queue } from '../queue';
+import type { QueueCountState } from './queues';
+import { queueHandle } from './queue-handle';
+
+export const BULK_LIMITS = {
+  defaultChunk: 100,
+  maxChunk: 500,
+  /** How long a finished or abandoned operation's record is kept. */
+  ttlSeconds: 24 * 60 * 60,
+} as const;
+
+export const BULK_ID_PATTERN = /^[0-9a-f]{24}$/;
+
+export type BulkAction = 'retry' | 'promote' | 'remove';
+export type BulkStatus = 'running' | 'done' | 'cancelled';
+
+/** Which states each action can take jobs from. */
+export const BULK_ACTION_STATES: Record<BulkAction, readonly QueueCountState[]> = {
+  retry: ['failed', 'completed'],
+  promote: ['delayed'],
+  remove: ['waiting', 'delayed', 'prioritized', 'completed', 'failed', 'waiting-children'],
+};
+
+export interface BulkOperation {
+  id: string;
+  prefix: string;
+  name: string;
+  action: BulkAction;
+  state: QueueCountState;
+  /** Jobs in the state when the operation was created (the progress bar's 100%). */
+  total: number;
+  /** Jobs acted on. */
+  done: number;
+  /** Jobs that could not be acted on (locked by a worker, moved meanwhile). */
+  skipped: number;
+  status: BulkStatus;
+  createdBy: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export const bulkKey = (id: string) => `oxmq:bulk:${id}`;
+
+export class BulkActionStateError extends Error {
+  override readonly name = 'BulkActionStateError';
+  readonly code = 'INVALID_BULK_STATE';
+}
+
+export async function createBulkOp(
+  client: Redis,
+  input: {
+    prefix: string;
+    name: string;
+    action: BulkAction;
+    state: QueueCountState;
+    actor: string;
+  },
+): Promise<BulkOperation> {
+  if (!BULK_ACTION_STATES[input.action].includes(input.state)) {
+    throw new BulkActionStateError(`${input.action} does not apply to ${input.state} jobs`);
+  }
+  const queue = queueHandle(client, input.prefix, input.name);
+  const total = (await queue.getJobCounts(input.state))[input.state] ?? 0;
+  const now = Date.now();
+  const op: BulkOperation = {
+    id: randomBytes(12).toString('hex'),
+    prefix: input.prefix,
+    name: input.name,
+    action: input.action,
+    state: input.state,
+    total,
+    done: 0,
+    skipped: 0,
+    status: total === 0 ? 'done' : 'running',
+    createdBy: input.actor,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const key = bulkKey(op.id);
+  await client.multi().hset(key, serialise(op)).expire(key, BULK_LIMITS.ttlSeconds).exec();
+  return op;
+}
+
+export async function getBulkOp(client: Redis, id: string): Promise<BulkOperation | null> {
+  // A fixed, small hash (the fields of BulkOperation): HGETALL is bounded here.
+  const raw = await client.hgetall(bulkKey(id));
+  return raw.id ? parse(raw) : null;
+}
+
+export async function cancelBulkOp(client: Redis, id: string): Promise<BulkOperation | null> {
+  const op = await getBulkOp(client, id);
+  if (!op) return null;
+  if (op.status === 'running') {
+    await client.hset(bulkKey(id), { status: 'cancelled', updatedAt: Date.now() });
+    return { ...op, status: 'cancelled', updatedAt: Date.now() };
+  }
+  return op;
+}
+
+/** Acts on the next chunk of jobs; a no-op for an operation that is done or cancelled. */
+export async function runBulkChunk(
+  client: Redis,
+  id: string,
+  chunk: number = BULK_LIMITS.defaultChunk,
+): Promise<BulkOperation | null> {
+  const op = await getBulkOp(client, id);
+  if (!op || op.status !== 'running') return op;
+  const size = Math.max(1, Math.min(chunk, BULK_LIMITS.maxChunk));
+  const queue = queueHandle(client, op.prefix, op.name);
+  // Jobs acted on leave the state, so the next chunk always starts at the head, past the ones
+  // this operation had to skip. Never more than `total` jobs: new arrivals are not "matching".
+  const remaining = op.total - op.done - op.skipped;
+  const take = Math.min(size, remaining);
+  const jobs =
+    take > 0 ? await queue.getJobs([op.state], op.skipped, op.skipped + take - 1, true) : [];
+  let done = 0;
+  let skipped = 0;
+  for (const job of jobs) {
+    if (await actOn(queue, job, op.action, op.state)) done += 1;
+    else skipped += 1;
+  }
+  const key = bulkKey(id);
+  const finished = jobs.length === 0 || op.done + done + op.skipped + skipped >= op.total;
+  // Re-read status in the same transaction: a cancel that landed mid-chunk must stay.
+  const [, , , statusReply] =
+    (await client
+      .multi()
+      .hincrby(key, 'done', done)
+      .hincrby(key, 'skipped', skipped)
+      .hset(key, 'updatedAt', Date.now())
+      .hget(key, 'status')
+      .exec()) ?? [];
+  if (finished && statusReply?.[1] === 'running') await client.hset(key, 'status', 'done');
+  return getBulkOp(client, id);
+}
+
+/** One job; false when it could not be acted on. Shared with selection actions. */
+export async function actOn(
+  queue: Queue,
+  job: Job,
+  action: BulkAction,
+  state: string,
+): Promise<boolean> {
+  try {
+    if (action === 'retry') await job.retry(state === 'completed' ? 'completed' : 'failed');
+    else if (action === 'promote') await job.promote();
+    else return (await queue.remove(job.id)) === 1;
+    return true;
+  } catch {
+    // The job changed state or is locked: count it as skipped, keep going.
+    return false;
+  }
+}
+
+function serialise(op: BulkOperation): Record<string, string> {
+  return Object.fromEntries(Object.entries(op).map(([key, value]) => [key, String(value)]));
+}
+
+function parse(raw: Record<string, string>): BulkOperation {
+  return {
+    id: raw.id ?? '',
+    prefix: raw.prefix ?? '',
+    name: raw.name ?? '',
+    action: (raw.action ?? 'retry') as BulkAction,
+    state: (raw.state ?? 'failed') as QueueCountState,
+    total: Number(raw.total ?? 0),
+    done: Number(raw.done ?? 0),
+    skipped: Number(raw.skipped ?? 0),
+    status: (raw.status ?? 'done') as BulkStatus,
+    createdBy: raw.createdBy ?? '',
+    createdAt: Number(raw.createdAt ?? 0),
+    updatedAt: Number(raw.updatedAt ?? 0),
+  };
+}

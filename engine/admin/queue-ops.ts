@@ -1,0 +1,80 @@
+/**
+ * Queue-wide operations and limit tuning for the console's queue page (issue 5 item 4), thin
+ * over the engine's Queue so they mean exactly what bullmq's methods mean.
+ */
+import type { Redis } from 'ioredis';
+import type { CleanState } from '../backend/queue-operations';
+import { queueHandle } from './queue-handle';
+
+/** Most jobs one clean call removes; a bigger backlog takes several clicks, each bounded. */
+export const CLEAN_LIMIT = 10_000;
+
+export async function drainQueue(
+  client: Redis,
+  prefix: string,
+  name: string,
+  delayed: boolean,
+): Promise<void> {
+  await queueHandle(client, prefix, name).drain(delayed);
+}
+
+export async function cleanQueue(
+  client: Redis,
+  prefix: string,
+  name: string,
+  opts: { state: CleanState | 'waiting'; graceMs: number; limit?: number },
+): Promise<string[]> {
+  const limit = Math.max(1, Math.min(opts.limit ?? CLEAN_LIMIT, CLEAN_LIMIT));
+  return queueHandle(client, prefix, name).clean(opts.graceMs, limit, opts.state);
+}
+
+export async function obliterateQueue(
+  client: Redis,
+  prefix: string,
+  name: string,
+  force: boolean,
+): Promise<void> {
+  await queueHandle(client, prefix, name).obliterate({ force });
+}
+
+export interface QueueLimits {
+  rateLimit: { max: number; duration: number } | null;
+  globalConcurrency: number | null;
+  /** ms left in the limiter's current window; 0 when not limited. */
+  rateLimitTtlMs: number;
+}
+
+export async function getQueueLimits(
+  client: Redis,
+  prefix: string,
+  name: string,
+): Promise<QueueLimits> {
+  const queue = queueHandle(client, prefix, name);
+  const [rateLimit, globalConcurrency, ttl] = await Promise.all([
+    queue.getGlobalRateLimit(),
+    queue.getGlobalConcurrency(),
+    queue.getRateLimitTtl(),
+  ]);
+  return { rateLimit, globalConcurrency, rateLimitTtlMs: Math.max(0, ttl) };
+}
+
+/** null removes a limit; undefined leaves it as it is. */
+export async function setQueueLimits(
+  client: Redis,
+  prefix: string,
+  name: string,
+  input: {
+    rateLimit?: { max: number; duration: number } | null;
+    globalConcurrency?: number | null;
+  },
+): Promise<QueueLimits> {
+  const queue = queueHandle(client, prefix, name);
+  if (input.rateLimit === null) await queue.removeGlobalRateLimit();
+  else if (input.rateLimit)
+    await queue.setGlobalRateLimit(input.rateLimit.max, input.rateLimit.duration);
+  if (input.globalConcurrency === null) await queue.removeGlobalConcurrency();
+  else if (input.globalConcurrency !== undefined) {
+    await queue.setGlobalConcurrency(input.globalConcurrency);
+  }
+  return getQueueLimits(client, prefix, name);
+}

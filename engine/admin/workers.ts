@@ -1,0 +1,83 @@
+/**
+ * Connected workers of many queues from ONE `CLIENT LIST` (issue 5 item 7).
+ *
+ * bullmq and OxMQ name a worker's connections `<prefix>:<base64(queue)>` or
+ * `<prefix>:<base64(queue)>:w:<workerName>`; QueueEvents readers end in `:qe` and are not
+ * workers. Queue.getWorkers() runs CLIENT LIST per queue; a page listing every queue must not,
+ * so the list is read once and grouped by the base names of the queues asked for.
+ */
+import type { Redis } from 'ioredis';
+import { parseClientList } from '../backend/redis/queue-controls';
+import type { QueueRef } from './queues';
+
+export interface ConnectedWorker {
+  /** Redis client id. */
+  id: string;
+  /** The Worker's `name` option; undefined for workers started without one. */
+  workerName?: string;
+  /** The raw client name, as CLIENT LIST shows it. */
+  rawname: string;
+  addr: string;
+  /** Seconds since the connection was opened. */
+  age: number;
+  /** Seconds since the connection last ran a command (a blocked BZPOPMIN counts as idle). */
+  idle: number;
+}
+
+export interface QueueWorkers extends QueueRef {
+  workers: ConnectedWorker[];
+}
+
+/** The client-name stem bullmq and OxMQ give every connection of a queue's workers. */
+export function workerClientBase(prefix: string, name: string): string {
+  return `${prefix}:${Buffer.from(name).toString('base64')}`;
+}
+
+/** Workers of each queue, in the order given; one CLIENT LIST round trip for all of them. */
+export async function listWorkers(
+  client: Redis,
+  queues: readonly QueueRef[],
+): Promise<QueueWorkers[]> {
+  const byBase = new Map<string, QueueWorkers>();
+  const result = queues.map((queue) => {
+    const entry: QueueWorkers = { prefix: queue.prefix, name: queue.name, workers: [] };
+    byBase.set(workerClientBase(queue.prefix, queue.name), entry);
+    return entry;
+  });
+  if (queues.length === 0) return result;
+  const list = String(await client.client('LIST'));
+  for (const record of parseClientList(list)) {
+    const rawname = record.name ?? '';
+    if (rawname === '') continue;
+    const match = matchWorkerName(rawname, byBase);
+    if (!match) continue;
+    const worker: ConnectedWorker = {
+      id: record.id ?? '',
+      rawname,
+      addr: record.addr ?? '',
+      age: Number(record.age ?? 0),
+      idle: Number(record.idle ?? 0),
+    };
+    if (match.workerName !== undefined) worker.workerName = match.workerName;
+    match.queue.workers.push(worker);
+  }
+  for (const entry of result) entry.workers.sort((a, b) => b.age - a.age);
+  return result;
+}
+
+/**
+ * Finds the queue a client name belongs to. A prefix and a worker name may both contain ":"
+ * (even ":w:"), so every ":w:" is tried as the split point rather than only the first.
+ */
+function matchWorkerName(
+  rawname: string,
+  byBase: Map<string, QueueWorkers>,
+): { queue: QueueWorkers; workerName?: string } | undefined {
+  const exact = byBase.get(rawname);
+  if (exact) return { queue: exact };
+  for (let at = rawname.indexOf(':w:'); at >= 0; at = rawname.indexOf(':w:', at + 1)) {
+    const queue = byBase.get(rawname.slice(0, at));
+    if (queue) return { queue, workerName: rawname.slice(at + 3) };
+  }
+  return undefined;
+}

@@ -1,0 +1,43 @@
+/**
+ * One POST route per job action (issue 5 item 5): the role it needs, its body schema and how
+ * the body becomes an engine action. Every one is audited by withRoute as `job.<action>`.
+ */
+import 'server-only';
+import type { z } from 'zod';
+import type { JobAction } from '@/engine/admin';
+import type { JobActionResponse } from '../api-types';
+import type { Role } from '../roles';
+import { withRoute } from './api';
+import { engineCall, jobNotFound, jobParams, jobTarget, requireQueue } from './job-route';
+import { jobPage } from './oxmq';
+
+interface JobActionSpec<B extends z.ZodType> {
+  action: string;
+  role: Role;
+  body: B;
+  /** The engine action, given the body and the job's route params. */
+  toAction: (
+    body: z.output<B>,
+    params: { prefix: string; name: string; id: string },
+  ) => Promise<JobAction>;
+}
+
+export function jobActionRoute<B extends z.ZodType>(spec: JobActionSpec<B>) {
+  return withRoute(
+    {
+      role: spec.role,
+      mutation: { action: `job.${spec.action}`, target: jobTarget },
+      params: jobParams,
+      body: spec.body,
+    },
+    async ({ params, body }): Promise<JobActionResponse> => {
+      await requireQueue(params.prefix, params.name);
+      const action = await spec.toAction(body, params);
+      const found = await engineCall(() =>
+        jobPage.act(params.prefix, params.name, params.id, action),
+      );
+      if (!found) throw jobNotFound(params.id);
+      return { ok: true };
+    },
+  );
+}

@@ -1,0 +1,50 @@
+/**
+ * Inputs and role rules shared by the queue page's routes (issue 5 item 4). Which role an
+ * action needs depends on the action, so routes taking an `action` check it here after
+ * withRoute has checked the weakest one (operator): retry and promote are operator actions,
+ * removing jobs is an admin action.
+ */
+import 'server-only';
+import { z } from 'zod';
+import { hasRole, type Role } from '../roles';
+import { ApiProblem } from './api-error';
+import type { SessionUser } from './auth';
+import { queueParams } from './queue-route';
+
+export const jobStateSchema = z.enum([
+  'waiting',
+  'active',
+  'delayed',
+  'prioritized',
+  'waiting-children',
+  'completed',
+  'failed',
+]);
+
+export const bulkActionSchema = z.enum(['retry', 'promote', 'remove']);
+
+export const bulkParams = queueParams.extend({
+  id: z.string().regex(/^[0-9a-f]{24}$/, 'not a bulk operation id'),
+});
+
+export const ACTION_ROLES: Record<z.infer<typeof bulkActionSchema>, Role> = {
+  retry: 'operator',
+  promote: 'operator',
+  remove: 'admin',
+};
+
+export function requireActionRole(user: SessionUser, action: z.infer<typeof bulkActionSchema>) {
+  const role = ACTION_ROLES[action];
+  if (!hasRole(user.role, role)) {
+    throw new ApiProblem(403, 'FORBIDDEN', `${action} needs the ${role} role`);
+  }
+}
+
+/** Destructive queue actions carry the queue's name, typed by the user, as `confirm`. */
+export function requireConfirmation(confirm: string, name: string): void {
+  if (confirm !== name) {
+    throw new ApiProblem(422, 'INVALID_INPUT', 'body.confirm: type the queue name to confirm', [
+      { path: ['body', 'confirm'], message: 'must equal the queue name' },
+    ]);
+  }
+}
