@@ -2,7 +2,9 @@
  * The queue page (issue 5 item 4) in Debian's Chromium against `next start`, a real Redis and a
  * real OxMQ Worker: search by a value inside job data, bulk-retry every failed job with a
  * progress bar until the worker completes them, pause and resume, and a viewer who sees no
- * mutation controls and gets 403 from the API. Every state is saved to e2e/artifacts/.
+ * mutation controls and gets 403 from the API; "Retry all matching" a search by a value inside
+ * data, which the worker then completes, and "Remove all" behind the typed queue name. Every
+ * state is saved to e2e/artifacts/.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -10,28 +12,46 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Queue, Worker } from '../engine';
 import { redisOptions, uniqueQueueName, waitFor } from '../test/helpers/redis';
-import { OPERATOR, VIEWER } from '../test/console/users';
+import { ADMIN, OPERATOR, VIEWER } from '../test/console/users';
 import { launchChromium } from './browser';
 
 const ARTIFACTS = path.resolve('e2e/artifacts');
 const baseUrl = inject('consoleUrl');
 const name = uniqueQueueName('e2e-qpage');
 const FLAKY = 12;
+/** A second queue for "all matching": 9 failed jobs, 3 of them for tenant acme. */
+const tenantName = uniqueQueueName('e2e-qpage-tenant');
+const TENANTS = 9;
+const ACME = 3;
 let browser: Browser;
 let queue: Queue;
 let worker: Worker;
+let tenants: Queue;
+let tenantWorker: Worker;
 
 async function screenshot(page: Page, file: string): Promise<void> {
   await page.screenshot({ path: path.join(ARTIFACTS, file), fullPage: true });
 }
 
-async function signIn(page: Page, user: { username: string; password: string }) {
-  await page.goto(`${baseUrl}/login?callbackUrl=${encodeURIComponent(`/queues/bull/${name}`)}`);
+async function signIn(
+  page: Page,
+  user: { username: string; password: string },
+  queueName: string = name,
+) {
+  await page.goto(
+    `${baseUrl}/login?callbackUrl=${encodeURIComponent(`/queues/bull/${queueName}`)}`,
+  );
   await page.getByLabel('Username').fill(user.username);
   await page.getByLabel('Password').fill(user.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: `bull:${name}` }).waitFor();
+  await page.getByRole('heading', { name: `bull:${queueName}` }).waitFor();
 }
+
+/** Fails each job's first attempt only, so a retry from the console completes it. */
+const failFirstAttempt = async (job: { attemptsMade: number }) => {
+  if (job.attemptsMade === 0) throw new Error('first attempt fails');
+  return 'ok';
+};
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -52,6 +72,18 @@ beforeAll(async () => {
     })),
   );
   await waitFor(async () => (await queue.getJobCounts('failed')).failed === FLAKY, 20_000);
+  tenants = new Queue(tenantName, { connection: redisOptions() });
+  tenantWorker = new Worker(tenantName, failFirstAttempt, {
+    connection: redisOptions(),
+    concurrency: 4,
+  });
+  await tenants.addBulk(
+    Array.from({ length: TENANTS }, (_, i) => ({
+      name: 'sync',
+      data: { n: i, tenant: i % 3 === 0 ? 'acme' : 'globex' },
+    })),
+  );
+  await waitFor(async () => (await tenants.getJobCounts('failed')).failed === TENANTS, 20_000);
   browser = await launchChromium();
 });
 
@@ -59,6 +91,8 @@ afterAll(async () => {
   await browser?.close();
   await worker?.close();
   await queue?.close();
+  await tenantWorker?.close();
+  await tenants?.close();
 });
 
 describe('queue page in Chromium', () => {
@@ -147,6 +181,68 @@ describe('queue page in Chromium', () => {
     }, `/api/queues/bull/${name}`);
     expect(status).toBe(403);
     await screenshot(page, 'queue-page-viewer.png');
+    await context.close();
+  });
+
+  it('retries all jobs matching a data search, and removes all only with the typed name', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await signIn(page, ADMIN, tenantName);
+    await page.getByLabel('Search by', { exact: true }).selectOption('path');
+    await page.getByLabel('In state', { exact: true }).selectOption('failed');
+    await page.getByLabel('Path', { exact: true }).fill('tenant');
+    await page.getByLabel('Equals', { exact: true }).fill('acme');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const result = page.getByTestId('search-result');
+    await result
+      .getByText(`${ACME} found · searched ${TENANTS} of ${TENANTS} failed jobs`)
+      .waitFor();
+
+    // "Retry all matching" scans the whole failed state and retries only the acme jobs.
+    await result.getByRole('button', { name: 'Retry all matching' }).click();
+    const progress = result.getByTestId('bulk-progress');
+    await progress
+      .getByText(`retry all matching failed: ${TENANTS} of ${TENANTS} (100%)`)
+      .waitFor();
+    await progress.getByText(`${ACME} matched and acted on`).waitFor();
+    await progress.getByText('done').waitFor();
+    expect(await progress.locator('progress').getAttribute('value')).toBe('100');
+    await screenshot(page, 'queue-page-bulk-matching.png');
+    await waitFor(async () => (await tenants.getJobCounts('completed')).completed === ACME, 20_000);
+    const completed = await tenants.getJobs(['completed'], 0, -1);
+    expect(completed.map((job) => (job.data as { tenant: string }).tenant)).toEqual(
+      Array(ACME).fill('acme'),
+    );
+    expect((await tenants.getJobCounts('failed')).failed).toBe(TENANTS - ACME);
+
+    // Remove all failed: a typed confirmation, and the API refuses it without the name.
+    const status = await page.evaluate(async (url) => {
+      const response = await fetch(`${url}/bulk`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ action: 'remove', state: 'failed' }),
+      });
+      return response.status;
+    }, `/api/queues/bull/${tenantName}`);
+    expect(status).toBe(422);
+    const left = TENANTS - ACME;
+    await page.getByRole('tab', { name: /Failed/ }).click();
+    const jobs = page.locator('#jobs-panel');
+    await jobs.getByRole('button', { name: `Remove all ${left} failed` }).click();
+    const confirm = jobs.getByRole('form', { name: `Confirm Remove ${left} failed jobs` });
+    const submit = confirm.getByRole('button', { name: `Remove ${left} failed jobs` });
+    expect(await submit.isDisabled()).toBe(true);
+    await confirm.getByLabel('Type').fill('wrong');
+    expect(await submit.isDisabled()).toBe(true);
+    await confirm.getByLabel('Type').fill(tenantName);
+    await screenshot(page, 'queue-page-remove-confirm.png');
+    await submit.click();
+    await jobs
+      .getByTestId('bulk-progress')
+      .getByText(`remove all failed: ${left} of ${left} (100%)`)
+      .waitFor();
+    expect((await tenants.getJobCounts('failed')).failed).toBe(0);
+    expect((await tenants.getJobCounts('completed')).completed).toBe(ACME);
     await context.close();
   });
 });

@@ -10,12 +10,15 @@ export function BulkProgress({
   onCancel: () => void;
   onClose: () => void;
 }) {
-  const handled = op.done + op.skipped;
+  // Progress is jobs examined; for a filtered run that includes the non-matching ones.
+  const handled = op.examined;
   const percent = op.total === 0 ? 100 : Math.min(100, Math.round((handled / op.total) * 100));
   return (
     <div className="bulk-progress" data-status={op.status} data-testid="bulk-progress">
       <label htmlFor={`bulk-${op.id}`}>
-        {op.action} all {op.state}: {handled} of {op.total} ({percent}%)
+        {op.action} all {op.filter ? 'matching ' : ''}
+        {op.state}: {handled} of {op.total} ({percent}%)
+        {op.filter && ` · ${op.done} matched and acted on`}
         {op.skipped > 0 && ` · ${op.skipped} skipped`}
         {op.status !== 'running' && ` · ${op.status}`}
       </label>

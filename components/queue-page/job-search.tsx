@@ -2,12 +2,25 @@
 /**
  * Search by id (direct lookup) or by name, text or a JSON path inside data. Scans are bounded
  * on the server; the answer says how far it looked, and "Continue" picks up at its cursor.
+ * A name/text/path search also offers "all matching" bulk actions over the whole state.
  */
 import { useState, type FormEvent } from 'react';
 import type { QueueCountState } from '@/lib/api-types';
+import { BulkAll } from './bulk-all';
 import { JobTable } from './job-table';
 import { STATE_TABS } from './state-tabs';
+import { useBulkRun, type BulkFilter } from './use-bulk-run';
 import { useJobSearch, type SearchInput } from './use-queue-page';
+
+/** The filter the bulk operation applies: the submitted search, minus its cursor. */
+function toFilter(input: SearchInput): BulkFilter | null {
+  if (input.mode === 'id') return null;
+  return {
+    mode: input.mode,
+    query: input.q,
+    ...(input.mode === 'path' ? { path: input.path } : {}),
+  };
+}
 
 const MODES: { mode: SearchInput['mode']; label: string }[] = [
   { mode: 'id', label: 'Job id' },
@@ -31,6 +44,8 @@ export function JobSearch({
   const [searchState, setSearchState] = useState<QueueCountState>(state);
   const [input, setInput] = useState<SearchInput | null>(null);
   const { data, error, isFetching } = useJobSearch(prefix, name, input);
+  const bulk = useBulkRun(prefix, name);
+  const filter = input && toFilter(input);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -123,6 +138,18 @@ export function JobSearch({
             <button type="button" onClick={() => setInput({ ...input, cursor: data.next ?? 0 })}>
               Continue searching
             </button>
+          )}
+          {filter && (
+            <div className="bulk-bar" role="group" aria-label="Bulk actions on matching jobs">
+              <BulkAll
+                name={name}
+                state={input.state}
+                total={data.total}
+                filter={filter}
+                disabled={isFetching}
+                bulk={bulk}
+              />
+            </div>
           )}
         </div>
       )}

@@ -11,6 +11,9 @@ import { postJson } from '../api-client';
 import { queryKeys } from '../query-keys';
 import { queuePath } from '../queues/use-queues';
 
+/** The search filter an "all matching" operation carries (the server's JobFilter). */
+export type BulkFilter = NonNullable<BulkOperationResponse['filter']>;
+
 export function useBulkRun(prefix: string, name: string) {
   const client = useQueryClient();
   const [op, setOp] = useState<BulkOperationResponse | null>(null);
@@ -19,12 +22,16 @@ export function useBulkRun(prefix: string, name: string) {
   const base = `${queuePath(prefix, name)}/bulk`;
 
   const start = useCallback(
-    async (action: BulkAction, state: QueueCountState) => {
+    async (
+      action: BulkAction,
+      state: QueueCountState,
+      extra: { filter?: BulkFilter; confirm?: string } = {},
+    ) => {
       if (running.current) return;
       running.current = true;
       setError(null);
       try {
-        let current = await postJson<BulkOperationResponse>(base, { action, state });
+        let current = await postJson<BulkOperationResponse>(base, { action, state, ...extra });
         setOp(current);
         while (current.status === 'running') {
           current = await postJson<BulkOperationResponse>(`${base}/${current.id}/step`, {});

@@ -1,6 +1,7 @@
 /**
  * "All N matching" bulk operations (issue 5 item 4): retry, promote or remove every job in one
- * state, in chunks, with progress and cancellation.
+ * state, or only those matching a search filter (the search's own JobFilter), in chunks, with
+ * progress and cancellation.
  *
  * Design choice: the operation's state lives in a Redis hash `oxmq:bulk:<id>` (with a TTL), but
  * the chunks are driven by the caller, one request per chunk (`runBulkChunk`). Nothing runs in
@@ -8,11 +9,17 @@
  * checked and audited like any mutation, a closed tab simply stops the operation, and several
  * server processes need no coordination beyond the hash. Cancel flips `status`, and every chunk
  * reads it first, so a cancel takes effect before the next chunk.
+ *
+ * A filtered operation scans the state like a search: each chunk examines the next bounded
+ * slice at `cursor` (kept in the hash) and acts only on the matches. Jobs it acts on leave the
+ * state, so the cursor only advances past the jobs that stay (non-matches and skips); progress
+ * is `examined` of `total`, with `done` the jobs acted on.
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Job } from '../job';
 import type { Queue } from '../queue';
+import { jobMatcher, type JobFilter } from './jobs';
 import type { QueueCountState } from './queues';
 import { queueHandle } from './queue-handle';
 
@@ -41,12 +48,18 @@ export interface BulkOperation {
   name: string;
   action: BulkAction;
   state: QueueCountState;
+  /** Only jobs matching this act; null for every job in the state. */
+  filter: JobFilter | null;
   /** Jobs in the state when the operation was created (the progress bar's 100%). */
   total: number;
+  /** Jobs looked at so far (done + skipped + non-matching). */
+  examined: number;
   /** Jobs acted on. */
   done: number;
-  /** Jobs that could not be acted on (locked by a worker, moved meanwhile). */
+  /** Matching jobs that could not be acted on (locked by a worker, moved meanwhile). */
   skipped: number;
+  /** Offset into the state's list (oldest first) where the next chunk starts. */
+  cursor: number;
   status: BulkStatus;
   createdBy: string;
   createdAt: number;
@@ -67,6 +80,7 @@ export async function createBulkOp(
     name: string;
     action: BulkAction;
     state: QueueCountState;
+    filter?: JobFilter | null;
     actor: string;
   },
 ): Promise<BulkOperation> {
@@ -82,9 +96,12 @@ export async function createBulkOp(
     name: input.name,
     action: input.action,
     state: input.state,
+    filter: input.filter ?? null,
     total,
+    examined: 0,
     done: 0,
     skipped: 0,
+    cursor: 0,
     status: total === 0 ? 'done' : 'running',
     createdBy: input.actor,
     createdAt: now,
@@ -121,26 +138,34 @@ export async function runBulkChunk(
   if (!op || op.status !== 'running') return op;
   const size = Math.max(1, Math.min(chunk, BULK_LIMITS.maxChunk));
   const queue = queueHandle(client, op.prefix, op.name);
-  // Jobs acted on leave the state, so the next chunk always starts at the head, past the ones
-  // this operation had to skip. Never more than `total` jobs: new arrivals are not "matching".
-  const remaining = op.total - op.done - op.skipped;
-  const take = Math.min(size, remaining);
+  // Never more than `total` jobs: new arrivals are not "matching". Oldest first, so jobs that
+  // arrive meanwhile append behind the cursor's slice instead of shifting it.
+  const take = Math.min(size, op.total - op.examined);
   const jobs =
-    take > 0 ? await queue.getJobs([op.state], op.skipped, op.skipped + take - 1, true) : [];
+    take > 0 ? await queue.getJobs([op.state], op.cursor, op.cursor + take - 1, true) : [];
+  const matches = op.filter ? jobMatcher(op.filter) : () => true;
   let done = 0;
   let skipped = 0;
+  let stayed = 0;
   for (const job of jobs) {
-    if (await actOn(queue, job, op.action, op.state)) done += 1;
-    else skipped += 1;
+    if (!matches(job)) stayed += 1;
+    else if (await actOn(queue, job, op.action, op.state)) done += 1;
+    else {
+      skipped += 1;
+      stayed += 1;
+    }
   }
   const key = bulkKey(id);
-  const finished = jobs.length === 0 || op.done + done + op.skipped + skipped >= op.total;
+  // An empty slice means the list ended (or shrank under us); `total` caps the rest.
+  const finished = jobs.length === 0 || op.examined + jobs.length >= op.total;
   // Re-read status in the same transaction: a cancel that landed mid-chunk must stay.
-  const [, , , statusReply] =
+  const [, , , , , statusReply] =
     (await client
       .multi()
       .hincrby(key, 'done', done)
       .hincrby(key, 'skipped', skipped)
+      .hincrby(key, 'examined', jobs.length)
+      .hincrby(key, 'cursor', stayed)
       .hset(key, 'updatedAt', Date.now())
       .hget(key, 'status')
       .exec()) ?? [];
@@ -167,7 +192,24 @@ export async function actOn(
 }
 
 function serialise(op: BulkOperation): Record<string, string> {
-  return Object.fromEntries(Object.entries(op).map(([key, value]) => [key, String(value)]));
+  return Object.fromEntries(
+    Object.entries(op).map(([key, value]) => [
+      key,
+      key === 'filter' ? JSON.stringify(value) : String(value),
+    ]),
+  );
+}
+
+function parseFilter(raw: string | undefined): JobFilter | null {
+  if (!raw) return null;
+  try {
+    const value = JSON.parse(raw) as JobFilter | null;
+    return value && typeof value.mode === 'string' && typeof value.query === 'string'
+      ? value
+      : null;
+  } catch {
+    return null;
+  }
 }
 
 function parse(raw: Record<string, string>): BulkOperation {
@@ -177,9 +219,12 @@ function parse(raw: Record<string, string>): BulkOperation {
     name: raw.name ?? '',
     action: (raw.action ?? 'retry') as BulkAction,
     state: (raw.state ?? 'failed') as QueueCountState,
+    filter: parseFilter(raw.filter),
     total: Number(raw.total ?? 0),
+    examined: Number(raw.examined ?? 0),
     done: Number(raw.done ?? 0),
     skipped: Number(raw.skipped ?? 0),
+    cursor: Number(raw.cursor ?? 0),
     status: (raw.status ?? 'done') as BulkStatus,
     createdBy: raw.createdBy ?? '',
     createdAt: Number(raw.createdAt ?? 0),

@@ -55,7 +55,14 @@ export {
 export type { AuditEntry, AuditOutcome, AuditPage, AuditRecord } from './audit';
 // ---- queue page (issue 5 item 4): job listings, search, bulk operations, diagnosis ----
 export { findJob, JOB_LIST_LIMITS, listJobs, readPath, searchJobs, toJobRow } from './jobs';
-export type { JobPage, JobRow, JobSearchMode, JobSearchOptions, JobSearchResult } from './jobs';
+export type {
+  JobFilter,
+  JobPage,
+  JobRow,
+  JobSearchMode,
+  JobSearchOptions,
+  JobSearchResult,
+} from './jobs';
 export {
   BULK_ACTION_STATES,
   BULK_ID_PATTERN,

@@ -100,13 +100,17 @@ export async function findJob(
 
 export type JobSearchMode = 'name' | 'text' | 'path';
 
-export interface JobSearchOptions {
-  state: QueueCountState;
+/** What a search matches on; bulk operations over "all matching" reuse the same filter. */
+export interface JobFilter {
   mode: JobSearchMode;
   /** Substring for name/text; for path, the value compared (as text) with the one at `path`. */
   query: string;
   /** Dotted path into data for mode 'path', e.g. `user.email` or `items[0].sku`. */
   path?: string;
+}
+
+export interface JobSearchOptions extends JobFilter {
+  state: QueueCountState;
   /** Offset to start from (the previous answer's `next`). */
   cursor?: number;
   budget?: number;
@@ -138,7 +142,7 @@ export function readPath(value: unknown, path: string): unknown {
   return current;
 }
 
-function matcher(opts: JobSearchOptions): (job: Job) => boolean {
+export function jobMatcher(opts: JobFilter): (job: Job) => boolean {
   const needle = opts.query.toLowerCase();
   if (opts.mode === 'name') return (job) => job.name.toLowerCase().includes(needle);
   if (opts.mode === 'text') {
@@ -168,7 +172,7 @@ export async function searchJobs(
     Math.min(opts.budget ?? JOB_LIST_LIMITS.defaultSearchBudget, JOB_LIST_LIMITS.maxSearchBudget),
   );
   const queue = queueHandle(client, prefix, name);
-  const matches = matcher(opts);
+  const matches = jobMatcher(opts);
   const from = Math.max(0, opts.cursor ?? 0);
   const found: JobRow[] = [];
   let offset = from;

@@ -23,6 +23,29 @@ export const jobStateSchema = z.enum([
 
 export const bulkActionSchema = z.enum(['retry', 'promote', 'remove']);
 
+/** A dotted path into job data, as the search accepts it. */
+export const dataPathSchema = z
+  .string()
+  .max(256)
+  .regex(/^[\w$-]+(\.[\w$-]+|\[\d+\])*$/, 'a dotted path such as user.email or items[0].sku');
+
+/** The search's filter, carried by an "all matching" bulk operation (same rules as search). */
+export const jobFilterSchema = z
+  .object({
+    mode: z.enum(['name', 'text', 'path']),
+    query: z.string().max(512),
+    path: dataPathSchema.optional(),
+  })
+  .strict()
+  .refine((input) => input.mode !== 'path' || input.path !== undefined, {
+    message: 'mode=path needs a path',
+    path: ['path'],
+  })
+  .refine((input) => input.mode === 'path' || input.query.trim() !== '', {
+    message: 'type something to search for',
+    path: ['query'],
+  });
+
 export const bulkParams = queueParams.extend({
   id: z.string().regex(/^[0-9a-f]{24}$/, 'not a bulk operation id'),
 });

@@ -303,3 +303,124 @@ describe('roles', () => {
     await json<ApiError>(await admin.get(`${base}/jobs`), 404);
   });
 });
+
+describe('bulk operations over the jobs matching a search', () => {
+  const tenantQueueName = uniqueQueueName('qpage-tenant');
+  const tenantBase = `/api/queues/bull/${tenantQueueName}`;
+  const acme = { mode: 'path', path: 'tenant', query: 'acme' } as const;
+  let tenants: Queue;
+
+  beforeAll(async () => {
+    tenants = new Queue(tenantQueueName, { connection: redisOptions() });
+    // 30 failed jobs, every third one (10) for tenant acme, interleaved across the list.
+    await tenants.addBulk(
+      Array.from({ length: 30 }, (_, i) => ({
+        name: 'sync',
+        data: { n: i, tenant: i % 3 === 0 ? 'acme' : 'globex' },
+      })),
+    );
+    const worker = new Worker(
+      tenantQueueName,
+      async () => {
+        throw new Error('upstream down');
+      },
+      { connection: redisOptions(), concurrency: 10 },
+    );
+    await waitFor(async () => (await tenants.getJobCounts('failed')).failed === 30, 30_000);
+    await worker.close();
+  });
+
+  afterAll(async () => {
+    await tenants?.close();
+  });
+
+  it('retries exactly the 10 matching jobs across several small chunks, with progress', async () => {
+    let op = await json<BulkOperationResponse>(
+      await operator.post(`${tenantBase}/bulk`, { action: 'retry', state: 'failed', filter: acme }),
+    );
+    expect(op).toMatchObject({ status: 'running', total: 30, examined: 0, done: 0, filter: acme });
+    const seen: number[] = [];
+    while (op.status === 'running') {
+      op = await json<BulkOperationResponse>(
+        await operator.post(`${tenantBase}/bulk/${op.id}/step`, { chunk: 7 }),
+      );
+      seen.push(op.examined);
+      // The cursor lives in the bulk hash, past the jobs that stayed in the state.
+      expect(Number(await redis.hget(`oxmq:bulk:${op.id}`, 'cursor'))).toBe(op.examined - op.done);
+    }
+    expect(seen).toEqual([7, 14, 21, 28, 30]);
+    expect(op).toMatchObject({ status: 'done', examined: 30, done: 10, skipped: 0 });
+    const waiting = await tenants.getJobs(['waiting'], 0, -1);
+    expect(waiting).toHaveLength(10);
+    expect(waiting.every((job) => (job.data as { tenant: string }).tenant === 'acme')).toBe(true);
+    const failed = await tenants.getJobs(['failed'], 0, -1);
+    expect(failed).toHaveLength(20);
+    expect(failed.every((job) => (job.data as { tenant: string }).tenant === 'globex')).toBe(true);
+  });
+
+  it('a cancel between chunks stops a filtered run', async () => {
+    const byName = { mode: 'name', query: 'sync' } as const;
+    let op = await json<BulkOperationResponse>(
+      await operator.post(`${tenantBase}/bulk`, {
+        action: 'retry',
+        state: 'failed',
+        filter: byName,
+      }),
+    );
+    op = await json<BulkOperationResponse>(
+      await operator.post(`${tenantBase}/bulk/${op.id}/step`, { chunk: 5 }),
+    );
+    expect(op).toMatchObject({ status: 'running', examined: 5, done: 5 });
+    await json(await operator.post(`${tenantBase}/bulk/${op.id}/cancel`, {}));
+    op = await json<BulkOperationResponse>(
+      await operator.post(`${tenantBase}/bulk/${op.id}/step`, { chunk: 5 }),
+    );
+    expect(op).toMatchObject({ status: 'cancelled', examined: 5, done: 5 });
+    expect((await tenants.getJobCounts('failed')).failed).toBe(15);
+  });
+
+  it('answers 422 for a malformed filter', async () => {
+    for (const filter of [
+      { mode: 'path', query: 'acme' }, // no path
+      { mode: 'path', path: 'a..b', query: 'x' },
+      { mode: 'name', query: ' ' },
+      { mode: 'id', query: '1' },
+      { mode: 'name', query: 'sync', extra: true },
+    ]) {
+      const error = await json<ApiError>(
+        await operator.post(`${tenantBase}/bulk`, { action: 'retry', state: 'failed', filter }),
+        422,
+      );
+      expect(error.code).toBe('INVALID_INPUT');
+    }
+  });
+
+  it('remove-all needs the typed queue name (422 without it), then removes only matches', async () => {
+    for (const confirm of [undefined, 'wrong']) {
+      const error = await json<ApiError>(
+        await admin.post(`${tenantBase}/bulk`, { action: 'remove', state: 'waiting', confirm }),
+        422,
+      );
+      expect(error.code).toBe('INVALID_INPUT');
+      expect(JSON.stringify(error)).toContain('confirm');
+    }
+    expect((await tenants.getJobCounts('waiting')).waiting).toBe(15);
+    let op = await json<BulkOperationResponse>(
+      await admin.post(`${tenantBase}/bulk`, {
+        action: 'remove',
+        state: 'waiting',
+        filter: acme,
+        confirm: tenantQueueName,
+      }),
+    );
+    while (op.status === 'running') {
+      op = await json<BulkOperationResponse>(
+        await admin.post(`${tenantBase}/bulk/${op.id}/step`, { chunk: 4 }),
+      );
+    }
+    expect(op).toMatchObject({ status: 'done', total: 15, examined: 15, done: 10 });
+    const left = await tenants.getJobs(['waiting'], 0, -1);
+    expect(left).toHaveLength(5);
+    expect(left.every((job) => (job.data as { tenant: string }).tenant === 'globex')).toBe(true);
+  });
+});

@@ -1,16 +1,31 @@
-/** Starts an "all N matching" bulk operation; the client then POSTs its chunks (see bulk.ts). */
+/**
+ * Starts an "all N matching" bulk operation over a whole state, or over the jobs in it that
+ * match a search `filter`; the client then POSTs its chunks (see bulk.ts). Removing is
+ * destructive, so it carries the queue's name typed by the user as `confirm`, like drain.
+ */
 import { z } from 'zod';
 import type { BulkOperationResponse } from '@/lib/api-types';
 import { BULK_ACTION_STATES } from '@/engine/admin';
 import { withRoute } from '@/lib/server/api';
 import { queuePage } from '@/lib/server/oxmq';
-import { bulkActionSchema, jobStateSchema, requireActionRole } from '@/lib/server/queue-page-input';
+import {
+  bulkActionSchema,
+  jobFilterSchema,
+  jobStateSchema,
+  requireActionRole,
+  requireConfirmation,
+} from '@/lib/server/queue-page-input';
 import { queueParams, queueTarget, requireQueue } from '@/lib/server/queue-route';
 
 export const dynamic = 'force-dynamic';
 
 const body = z
-  .object({ action: bulkActionSchema, state: jobStateSchema })
+  .object({
+    action: bulkActionSchema,
+    state: jobStateSchema,
+    filter: jobFilterSchema.optional(),
+    confirm: z.string().max(256).optional(),
+  })
   .strict()
   .refine((input) => BULK_ACTION_STATES[input.action].includes(input.state), {
     message: 'this action does not apply to jobs in this state',
@@ -26,7 +41,14 @@ export const POST = withRoute(
   },
   async ({ params, body, user }): Promise<BulkOperationResponse> => {
     requireActionRole(user, body.action);
+    if (body.action === 'remove') requireConfirmation(body.confirm ?? '', params.name);
     await requireQueue(params.prefix, params.name);
-    return queuePage.createBulkOp({ ...params, ...body, actor: user.username });
+    return queuePage.createBulkOp({
+      ...params,
+      action: body.action,
+      state: body.state,
+      filter: body.filter ?? null,
+      actor: user.username,
+    });
   },
 );
