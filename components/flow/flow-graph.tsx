@@ -6,7 +6,7 @@ import { useRouter } from 'next/navigation';
 import { useMemo, useState } from 'react';
 import type { FlowGraphEdge, FlowGraphNode } from '@/lib/api-types';
 import { jobPageHref } from '../job/hrefs';
-import { layeredPositions } from './flow-layout';
+import { layeredPositions, NODE_INITIAL_HEIGHT, NODE_WIDTH } from './flow-layout';
 import { JobNode, type JobFlowNode } from './flow-node';
 import { fetchFlowChildren, useFlowGraph, type FlowRef } from './use-flow';
 
@@ -68,6 +68,10 @@ export function FlowGraphView({ flow }: { flow: FlowRef }) {
       id: node.key,
       type: 'job',
       position: positions.get(node.key) ?? { x: 0, y: 0 },
+      // Known size up front: React Flow hides a node until it has dimensions, and a node
+      // re-created by a refetch may otherwise stay hidden until its size changes.
+      initialWidth: NODE_WIDTH,
+      initialHeight: NODE_INITIAL_HEIGHT,
       data: {
         job: node,
         loading: loading === node.key,

@@ -6,6 +6,8 @@
 import type { FlowGraphNode } from '@/lib/api-types';
 
 export const NODE_WIDTH = 190;
+/** A node's height before React Flow has measured it (name, id, state badge, button). */
+export const NODE_INITIAL_HEIGHT = 90;
 const COLUMN_GAP = 30;
 const ROW_HEIGHT = 110;
 const LEVEL_GAP = 50;
