@@ -18,10 +18,7 @@
 --- @include "insertJob"
 
 local job = cjson.decode(ARGV[1])
-local keys = {base = job.base, wait = KEYS[1], meta = KEYS[2], id = KEYS[3], delayed = KEYS[4],
-  prioritized = KEYS[5], pc = KEYS[6], marker = KEYS[7], events = KEYS[8], active = KEYS[9],
-  waitingChildren = KEYS[10], completed = KEYS[11]}
-local jobId, outcome = insertJob(keys, job, tonumber(ARGV[2]))
+local jobId, outcome = insertJob(queueKeysFromKeys(job.base, 1), job, tonumber(ARGV[2]))
 if not jobId then
   return outcome
 end

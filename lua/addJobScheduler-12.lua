@@ -22,9 +22,7 @@
 
 local s = cjson.decode(ARGV[1])
 local now = tonumber(ARGV[2])
-local k = {base = s.base, wait = KEYS[2], meta = KEYS[3], id = KEYS[4], delayed = KEYS[5],
-  prioritized = KEYS[6], pc = KEYS[7], marker = KEYS[8], events = KEYS[9], active = KEYS[10],
-  waitingChildren = KEYS[11], completed = KEYS[12]}
+local k = queueKeysFromKeys(s.base, 2)
 local repeatKey = KEYS[1]
 local schedulerId = s.id
 local schedulerKey = repeatKey .. ":" .. schedulerId

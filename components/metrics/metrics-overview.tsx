@@ -1,5 +1,6 @@
 'use client';
 import Link from 'next/link';
+import { DiscoveryNotices } from '../queues/discovery-notices';
 import { ThroughputChart } from './throughput-chart';
 import { useMetricsList } from './use-metrics';
 
@@ -17,17 +18,7 @@ export function MetricsOverview() {
   }
   return (
     <>
-      {!data.complete && (
-        <p className="notice">
-          Queue discovery stopped at its scan limit: some queues may be missing.
-        </p>
-      )}
-      {data.total > data.queues.length && (
-        <p className="notice">
-          Showing {data.queues.length} of {data.total} queues.
-        </p>
-      )}
-      {data.queues.length === 0 && <p>No queues found under the configured prefixes.</p>}
+      <DiscoveryNotices complete={data.complete} shown={data.queues.length} total={data.total} />
       <div className="metrics-grid">
         {data.queues.map((queue) => {
           const headingId = `metrics-${queue.prefix}-${queue.name}`;

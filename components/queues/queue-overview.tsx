@@ -1,4 +1,5 @@
 'use client';
+import { DiscoveryNotices } from './discovery-notices';
 import { QueueCard } from './queue-card';
 import { useQueues } from './use-queues';
 
@@ -14,19 +15,8 @@ export function QueueOverviewList() {
   }
   return (
     <>
-      {!data.complete && (
-        <p className="notice">
-          Queue discovery stopped at its scan limit: some queues may be missing.
-        </p>
-      )}
-      {data.total > data.queues.length && (
-        <p className="notice">
-          Showing {data.queues.length} of {data.total} queues.
-        </p>
-      )}
-      {data.queues.length === 0 ? (
-        <p>No queues found under the configured prefixes.</p>
-      ) : (
+      <DiscoveryNotices complete={data.complete} shown={data.queues.length} total={data.total} />
+      {data.queues.length > 0 && (
         <div className="queue-grid">
           {data.queues.map((queue) => (
             <QueueCard key={`${queue.prefix}:${queue.name}`} queue={queue} />

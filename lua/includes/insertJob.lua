@@ -118,6 +118,19 @@ local function insertJob(k, j, now)
   return jobId, false
 end
 
+-- The key table of a queue from a script's KEYS, in addJobKeys order (engine/backend/redis/
+-- add-job.ts: wait, meta, id, delayed, prioritized, pc, marker, events, active,
+-- waiting-children, completed) starting at KEYS[first].
+local function queueKeysFromKeys(base, first)
+  local names = {"wait", "meta", "id", "delayed", "prioritized", "pc", "marker", "events", "active",
+    "waitingChildren", "completed"}
+  local k = {base = base}
+  for i, name in ipairs(names) do
+    k[name] = KEYS[first + i - 1]
+  end
+  return k
+end
+
 -- The key table of a queue, from its base key (with the trailing colon).
 local function queueKeysFromBase(base)
   return {base = base, wait = base .. "wait", meta = base .. "meta", id = base .. "id",
