@@ -4,7 +4,9 @@
 export { Queue } from './queue';
 export type { BulkJob, WorkerInfo } from './queue';
 export { Worker, workerConnectionName } from './worker';
-export type { Processor } from './worker';
+export type { Processor, GracefulCloseReport } from './worker';
+export { SandboxCrashError, SandboxLoadError } from './sandbox/errors';
+export type { SandboxedJob } from './sandbox/child-job';
 export { FlowProducer } from './flow-producer';
 export type { FlowJob, FlowChildJob, FlowOpts, JobNode } from './flow-producer';
 export type { ReadFlowOptions } from './flow-reader';

@@ -38,4 +38,9 @@ export interface WorkerOptions extends QueueBaseOptions {
   /** Per-minute completed/failed counts kept for getMetrics. */
   metrics?: { maxDataPoints: number };
   settings?: { backoffStrategy?: BackoffStrategy };
+  /**
+   * Sandboxed processors only (the processor is a file): run jobs in worker threads instead of
+   * child processes (default false).
+   */
+  useWorkerThreads?: boolean;
 }

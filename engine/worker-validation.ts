@@ -46,6 +46,9 @@ export function validateWorkerOptions(opts: WorkerOptions): void {
   if (opts.name !== undefined && (typeof opts.name !== 'string' || opts.name.length === 0)) {
     throw new ValidationError('name must be a non-empty string');
   }
+  if (opts.useWorkerThreads !== undefined && typeof opts.useWorkerThreads !== 'boolean') {
+    throw new ValidationError('useWorkerThreads must be a boolean');
+  }
   if (opts.metrics !== undefined)
     positive('metrics.maxDataPoints', opts.metrics.maxDataPoints, true);
 }

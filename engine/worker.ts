@@ -20,7 +20,11 @@ import { keepRule } from './keep-jobs';
 import { QueueKeys } from './keys';
 import { LockRenewer } from './maintenance/lock-renewer';
 import { StalledChecker } from './maintenance/stalled-checker';
+import { SandboxAbortedError } from './sandbox/errors';
+import { resolveProcessorFile, SandboxedProcessor } from './sandbox/sandboxed-processor';
+import { Deadline } from './worker/deadline';
 import { planFailure } from './worker/failure-plan';
+import { InFlightJobs, type Flight } from './worker/in-flight';
 import { MarkerWaiter } from './worker/marker-waiter';
 import type { WorkerOptions } from './worker-options';
 import { validateWorkerOptions } from './worker-validation';
@@ -34,6 +38,23 @@ export type Processor<DataType = any, ReturnType = any, NameType extends string 
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 type FetchedJob = Extract<FetchResult, { kind: 'job' }> & { token: string };
+
+interface GracefulClose {
+  deadline: Deadline;
+  /** Jobs finished since closeGracefully was called. */
+  completedInTime: number;
+  /** Jobs given back to wait, as the moves succeed. */
+  returnedToWait: string[];
+  report?: Promise<GracefulCloseReport>;
+}
+
+/** What closeGracefully did with the jobs that were running. */
+export interface GracefulCloseReport {
+  /** Jobs that finished (completed, failed or were retried) before the deadline. */
+  completedInTime: number;
+  /** Ids of the jobs given back to wait at the deadline (lock released, no attempt counted). */
+  returnedToWait: string[];
+}
 
 /** Processor signals that mean "the job was already moved; do nothing more". */
 const SELF_MOVED_SIGNALS = new Set([
@@ -56,6 +77,10 @@ export function workerConnectionName(
 /**
  * Processes jobs of one queue. Local events: ready, active, progress, completed, failed,
  * stalled, drained, error, lockRenewalFailed, closing, closed.
+ *
+ * The processor is a function (runs in this process) or the path / file: URL of a module whose
+ * default export is the processor, run in sandbox children (child processes, or worker threads
+ * with `useWorkerThreads`): see engine/sandbox/.
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- bullmq-compatible generic defaults */
 export class Worker<DataType = any, ReturnType = any, NameType extends string = string>
@@ -87,6 +112,14 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
   private readonly scheduler: JobScheduler;
   private readonly slots = new Set<Promise<void>>();
   private readonly abort = new AbortController();
+  private readonly processor: Processor<DataType, ReturnType, NameType>;
+  /** Set when the processor is a file: the children that run it. */
+  private readonly sandbox?: SandboxedProcessor;
+  private readonly inFlight = new InFlightJobs();
+  /** Resolved when closing must stop waiting for running jobs (close(true), a passed deadline). */
+  private readonly stopWaitingForJobs = deferred();
+  /** While closeGracefully runs: its deadline, the jobs finished since, and its report. */
+  private graceful?: GracefulClose;
   private tokenCounter = 0;
   private running?: Promise<void>;
   private closing?: Promise<void>;
@@ -101,13 +134,27 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
 
   constructor(
     readonly name: string,
-    private readonly processor: Processor<DataType, ReturnType, NameType>,
+    processor: Processor<DataType, ReturnType, NameType> | string | URL,
     readonly opts: WorkerOptions,
   ) {
     super();
-    if (typeof processor !== 'function')
-      throw new ValidationError('Worker needs a processor function');
     validateWorkerOptions(opts);
+    if (typeof processor === 'function') {
+      this.processor = processor;
+    } else if (typeof processor === 'string' || processor instanceof URL) {
+      const sandbox = new SandboxedProcessor({
+        file: resolveProcessorFile(processor),
+        useWorkerThreads: opts.useWorkerThreads === true,
+        onError: (error) => this.emitError(error),
+      });
+      this.sandbox = sandbox;
+      this.processor = (job, _token, signal) =>
+        sandbox.process(job, signal ?? this.abort.signal) as Promise<ReturnType>;
+    } else {
+      throw new ValidationError(
+        'Worker needs a processor function, or the path or file: URL of a processor module',
+      );
+    }
     this.prefix = opts.prefix ?? DEFAULTS.prefix;
     this.keys = new QueueKeys(this.prefix, name);
     this.concurrency = opts.concurrency ?? DEFAULTS.worker.concurrency;
@@ -318,6 +365,12 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     }
 
     this.lockRenewer.track(job.id, token);
+    const flight = this.inFlight.start(job.id, token);
+    if (this.graceful?.deadline.hasPassed()) {
+      // Fetched by a completion sent before closeGracefully, arriving after its deadline.
+      await this.giveBack(flight).finally(() => this.inFlight.end(flight));
+      return undefined;
+    }
     this.emit('active', job, 'waiting');
     if (job.repeatJobKey)
       await this.scheduler
@@ -328,13 +381,31 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       try {
         result = await this.processor(job, token, this.abort.signal);
       } catch (error) {
+        if (this.isGivenUp(flight, error)) return undefined;
+        flight.phase = 'finishing';
         await this.handleProcessorError(job, token, error);
         return undefined;
       }
+      if (this.isGivenUp(flight)) return undefined;
+      flight.phase = 'finishing';
       return await this.completeJob(job, token, result);
     } finally {
-      this.lockRenewer.untrack(job.id);
+      if (flight.phase !== 'returned') {
+        this.lockRenewer.untrack(job.id);
+        if (this.graceful) this.graceful.completedInTime += 1;
+      }
+      this.inFlight.end(flight);
     }
+  }
+
+  /**
+   * True when the worker no longer owns the outcome of this job: closeGracefully gave it back
+   * to wait (a late result would only fail on the released lock), or close(true) killed its
+   * sandbox child (the job stays active for the stalled checker, as with in-process jobs).
+   */
+  private isGivenUp(flight: Flight, error?: unknown): boolean {
+    if (flight.phase === 'returned') return true;
+    return error instanceof SandboxAbortedError && this.abort.signal.aborted;
   }
 
   private async completeJob(
@@ -488,37 +559,119 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
 
   /**
    * Graceful close: stop fetching, let running jobs finish (their completion fetches nothing),
-   * then release connections. close(true) does not wait for running jobs; their locks expire
-   * and the stalled checker of any worker puts them back.
+   * then release connections and stop sandbox children. close(true) does not wait for running
+   * jobs (and kills sandbox children); their locks expire and the stalled checker of any worker
+   * puts them back. close(true) after close() still forces.
    */
   close(force = false): Promise<void> {
     this.stopping = true;
+    if (force) {
+      this.abort.abort();
+      this.stopWaitingForJobs.resolve();
+    }
     this.closing ??= (async () => {
       this.emit('closing', 'closing worker');
       this.markerWaiter.interrupt();
       this.wakeUp();
-      if (force) this.abort.abort();
-      if (!this.running) await this.finishClosing(force);
-      else if (force) await this.finishClosing(true);
-      else {
-        // With Redis down the loop's pending command never returns: stop waiting for it then.
+      // With Redis down the loop's pending command never returns: stop waiting for it then.
+      if (this.running && !force) {
         await Promise.race([this.running, untilDisconnected(this.connection.client)]);
-        await this.finishClosing();
       }
+      await this.finishClosing();
     })();
     return this.closing;
   }
 
+  /**
+   * Shutdown with a deadline (an OxMQ addition). Stops fetching at once and waits up to
+   * `timeoutMs` for the running jobs. At the deadline the rest are given up: the AbortSignal
+   * fires for in-process processors, sandbox children are killed, and each job goes back to the
+   * front of wait with its lock released and no attempt counted, so no stalled check ever finds
+   * it. A processor that ignores the signal and returns later changes nothing. Then the worker
+   * closes. Calling it again can only bring the deadline forward (0: now); every call resolves
+   * with the same report.
+   */
+  closeGracefully(timeoutMs: number): Promise<GracefulCloseReport> {
+    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) {
+      return Promise.reject(
+        new ValidationError('closeGracefully needs a timeout in ms (0 or more)'),
+      );
+    }
+    if (this.graceful?.report) {
+      this.graceful.deadline.shorten(timeoutMs);
+      return this.graceful.report;
+    }
+    const graceful: GracefulClose = {
+      deadline: new Deadline(timeoutMs),
+      completedInTime: 0,
+      returnedToWait: [],
+    };
+    this.graceful = graceful;
+    const report = this.closeWithDeadline(graceful, this.close());
+    this.graceful.report = report;
+    return report;
+  }
+
+  private async closeWithDeadline(
+    graceful: GracefulClose,
+    closed: Promise<void>,
+  ): Promise<GracefulCloseReport> {
+    const first = await Promise.race([
+      closed.then(() => 'closed' as const),
+      graceful.deadline.reached.then(() => 'deadline' as const),
+    ]);
+    if (first === 'deadline') await this.giveBackRunningJobs();
+    else graceful.deadline.cancel();
+    await closed;
+    return {
+      completedInTime: graceful.completedInTime,
+      returnedToWait: [...graceful.returnedToWait],
+    };
+  }
+
+  /**
+   * The deadline passed: jobs whose processor still runs go back to wait; jobs whose outcome is
+   * being written are let finish. Then closing stops waiting for jobs.
+   */
+  private async giveBackRunningJobs(): Promise<void> {
+    // Marked before the signal fires, so a processor rejecting on abort is not failed for it.
+    const moves = this.inFlight.inPhase('running').map((flight) => this.giveBack(flight));
+    // In-process processors see the signal; sandboxed ones have their child killed.
+    this.abort.abort();
+    const finishing = this.inFlight.inPhase('finishing').map((flight) => flight.done);
+    // With Redis down these calls never return: give up on them rather than hang.
+    await Promise.race([
+      Promise.all([...moves, ...finishing]),
+      untilDisconnected(this.connection.client),
+    ]);
+    this.stopWaitingForJobs.resolve();
+  }
+
+  /**
+   * Puts a running job back at the front of wait (lock released, out of the stalled set, no
+   * attempt counted), the path the rate limiter uses; whatever its processor does next is
+   * ignored. A refusal (the lock was lost meanwhile) is reported as an error.
+   */
+  private giveBack(flight: Flight): Promise<void> {
+    flight.phase = 'returned';
+    this.lockRenewer.untrack(flight.jobId);
+    return this.backend.moveActiveJobToWait(flight.jobId, flight.token).then(
+      () => void this.graceful?.returnedToWait.push(flight.jobId),
+      (error: unknown) => this.emitError(error),
+    );
+  }
+
   private finished?: Promise<void>;
 
-  private finishClosing(force = false): Promise<void> {
+  private finishClosing(): Promise<void> {
     this.finished ??= (async () => {
-      if (!force) {
-        await Promise.race([
-          Promise.all([...this.slots]),
-          untilDisconnected(this.connection.client),
-        ]);
-      }
+      await Promise.race([
+        Promise.all([...this.slots]),
+        untilDisconnected(this.connection.client),
+        this.stopWaitingForJobs.promise,
+      ]);
+      // The children of finished jobs are idle now; any still busy ran a job given up.
+      await this.sandbox?.close();
       this.lockRenewer.stop();
       this.stalledChecker.stop();
       // The blocking connection may still sit in BZPOPMIN: drop it rather than QUIT behind it.
@@ -528,6 +681,12 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     })();
     return this.finished;
   }
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((res) => (resolve = res));
+  return { promise, resolve };
 }
 
 function waitForReady(client: Redis): Promise<void> {

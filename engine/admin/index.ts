@@ -97,6 +97,8 @@ export {
   jobLinkOf,
 } from './job-detail';
 export type { JobChildrenPage, JobDetail, JobLinkRef, JobLogPage } from './job-detail';
+export { addJobFromConsole } from './add-job';
+export type { ConsoleJobOptions, ConsoleNewJob } from './add-job';
 export { duplicateJob, JobActionStateError, runJobAction } from './job-actions';
 export type { JobAction } from './job-actions';
 export { getJobTimeline, JOB_TIMELINE_DEFAULTS, JOB_TIMELINE_LIMITS } from './job-timeline';

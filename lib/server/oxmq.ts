@@ -189,6 +189,8 @@ export const jobPage = {
     admin.runJobAction(redis(), prefix, name, id, action),
   duplicate: (prefix: string, name: string, id: string) =>
     admin.duplicateJob(redis(), prefix, name, id),
+  add: (prefix: string, name: string, job: admin.ConsoleNewJob) =>
+    admin.addJobFromConsole(redis(), prefix, name, job),
 };
 
 export const flowPage = {

@@ -17,6 +17,13 @@ export const queueParams = z.object({
 export const queueTarget = (params: Record<string, string>) =>
   `${params.prefix ?? '?'}:${params.name ?? '?'}`;
 
+/** Throws 404 unless the prefix is one the console serves (the queue may not exist yet). */
+export function requirePrefix(prefix: string): void {
+  if (!configuredPrefixes().includes(prefix)) {
+    throw new ApiProblem(404, 'NOT_FOUND', `Prefix ${prefix} is not served by this console`);
+  }
+}
+
 /** Throws 404 unless the prefix is configured and the queue's meta exists. */
 export async function requireQueue(prefix: string, name: string): Promise<void> {
   if (!configuredPrefixes().includes(prefix) || !(await hasQueue(prefix, name))) {

@@ -1,0 +1,160 @@
+/**
+ * Every setting any OxMQ process reads, as data: the config loader rejects config-file keys not
+ * listed here (a typo guard that works across processes), and the README's settings table is
+ * generated from it (config/settings-table.ts). Add a line here when a process learns a setting.
+ */
+
+/** The processes that read a setting. */
+export type SettingReader = 'runner' | 'launcher' | 'demo' | 'console';
+
+export interface KnownSetting {
+  /** The environment variable name, also the config-file key. */
+  readonly name: string;
+  /** The default as a person reads it ('–' when unset means off or none). */
+  readonly default: string;
+  /** One line: what it does. */
+  readonly doc: string;
+  readonly readBy: readonly SettingReader[];
+  /** Never echoed back in error messages. */
+  readonly secret?: boolean;
+}
+
+export const KNOWN_SETTINGS: readonly KnownSetting[] = [
+  {
+    name: 'OXMQ_CONFIG',
+    default: '`oxmq.config.json` in the working directory, if present',
+    doc: 'Path of the JSON config file (then it must exist); its keys are these names, the environment wins.',
+    readBy: ['runner', 'launcher', 'demo'],
+  },
+  {
+    name: 'REDIS_URL',
+    default: '`redis://127.0.0.1:6379` (launcher: unset = embedded Redis)',
+    doc: 'The Redis holding the queues (`redis://` or `rediss://`).',
+    readBy: ['runner', 'launcher', 'demo', 'console'],
+  },
+  {
+    name: 'OXMQ_PREFIX',
+    default: '`bull`',
+    doc: 'Key prefix of the queues the worker runner serves and the demo feeds.',
+    readBy: ['runner', 'launcher', 'demo'],
+  },
+  {
+    name: 'OXMQ_PROCESSORS_DIR',
+    default: '`processors`',
+    doc: 'Comma-separated folders of processor modules the worker runner loads.',
+    readBy: ['runner', 'launcher'],
+  },
+  {
+    name: 'WORKER_HEALTH_PORT',
+    default: '`3001`',
+    doc: "Port of the worker runner's health server (/livez, /readyz, /health); 0 = any free port.",
+    readBy: ['runner', 'launcher'],
+  },
+  {
+    name: 'WORKER_HEALTH_HOST',
+    default: '`0.0.0.0`',
+    doc: "Address the worker runner's health server listens on.",
+    readBy: ['runner'],
+  },
+  {
+    name: 'OXMQ_SHUTDOWN_TIMEOUT_MS',
+    default: '`25000`',
+    doc: 'How long running jobs may finish after SIGTERM before they go back to wait.',
+    readBy: ['runner'],
+  },
+  {
+    name: 'OXMQ_LOG_LEVEL',
+    default: '`info`',
+    doc: 'Log level: trace, debug, info, warn, error, fatal or silent.',
+    readBy: ['runner', 'launcher', 'demo'],
+  },
+  {
+    name: 'PORT',
+    default: '`3000`',
+    doc: "The console's HTTP port when started by the launcher.",
+    readBy: ['launcher'],
+  },
+  {
+    name: 'OXMQ_DATA_DIR',
+    default: '`.oxmq`',
+    doc: "The launcher's data folder (embedded Redis data, generated secrets).",
+    readBy: ['launcher'],
+  },
+  {
+    name: 'OXMQ_DEMO',
+    default: '`false`',
+    doc: 'The launcher also starts the demo producer and its processors.',
+    readBy: ['launcher'],
+  },
+  {
+    name: 'OXMQ_WORKER',
+    default: '`true`',
+    doc: 'The launcher also starts the worker runner.',
+    readBy: ['launcher'],
+  },
+  {
+    name: 'OXMQ_DEMO_SPEED',
+    default: '`1`',
+    doc: 'How much faster than life the demo runs (0.1 to 100).',
+    readBy: ['demo'],
+  },
+  {
+    name: 'OXMQ_PREFIXES',
+    default: '`bull`',
+    doc: 'Comma-separated queue prefixes the console shows, e.g. `bull,{payments}`.',
+    readBy: ['console'],
+  },
+  {
+    name: 'OXMQ_ADMIN_USER',
+    default: '–',
+    doc: "The console's first admin's username; set together with `OXMQ_ADMIN_PASSWORD`.",
+    readBy: ['console'],
+  },
+  {
+    name: 'OXMQ_ADMIN_PASSWORD',
+    default: '–',
+    doc: "The console's first admin's password (8+ characters).",
+    readBy: ['console'],
+    secret: true,
+  },
+  {
+    name: 'OXMQ_USERS',
+    default: '–',
+    doc: 'More console users: a JSON array with bcrypt hashes, or the path of a JSON file.',
+    readBy: ['console'],
+    secret: true,
+  },
+  {
+    name: 'OXMQ_READ_ONLY',
+    default: '`false`',
+    doc: 'The console refuses every mutation (403 `READ_ONLY`).',
+    readBy: ['console'],
+  },
+  {
+    name: 'OXMQ_REDACT_KEYS',
+    default: '–',
+    doc: 'More key names the job page redacts, comma-separated.',
+    readBy: ['console'],
+  },
+  {
+    name: 'NEXTAUTH_SECRET',
+    default: 'required (the launcher generates one)',
+    doc: 'Signs console session cookies; 16+ characters (`openssl rand -base64 32`).',
+    readBy: ['console'],
+    secret: true,
+  },
+  {
+    name: 'NEXTAUTH_URL',
+    default: 'required (the launcher sets it)',
+    doc: 'The origin console users open, port included.',
+    readBy: ['console'],
+  },
+];
+
+export const KNOWN_SETTING_NAMES: ReadonlySet<string> = new Set(
+  KNOWN_SETTINGS.map((setting) => setting.name),
+);
+
+export function findKnownSetting(name: string): KnownSetting | undefined {
+  return KNOWN_SETTINGS.find((setting) => setting.name === name);
+}

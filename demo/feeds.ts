@@ -1,0 +1,99 @@
+/**
+ * What the producer adds, to which queue, how often (in demo time, see timing.ts). About 4.5 jobs
+ * a second at speed 1: a lively console, a light load.
+ */
+import type { FlowProducer, Queue } from '../engine';
+import { DEMO_QUEUES, type DemoQueueName } from './queues';
+import { emailData, orderData, partnerCallData, reportData, transcodeData } from './sample-data';
+import { scaled } from './timing';
+
+export interface FeedContext {
+  queues: Record<DemoQueueName, Queue>;
+  flows: FlowProducer;
+}
+
+export interface Feed {
+  /** Names the feed in logs and in the added-jobs summary. */
+  name: string;
+  /** Ms between two runs: demo time unless `realTime`. */
+  everyMs: number;
+  /** The interval is not divided by OXMQ_DEMO_SPEED. */
+  realTime?: boolean;
+  /** Queues whose backlog must be below the cap before this feed adds more. */
+  guards: DemoQueueName[];
+  /** Adds this run's jobs; resolves to how many. */
+  add: (context: FeedContext) => Promise<number>;
+}
+
+export const FEEDS: Feed[] = [
+  {
+    name: 'emails',
+    everyMs: 500,
+    guards: [DEMO_QUEUES.emails],
+    add: async ({ queues }) => {
+      const data = emailData();
+      await queues.emails.add(`send ${data.template}`, data);
+      return 1;
+    },
+  },
+  {
+    name: 'transcode',
+    // 2 at a time, 8-15 s each: a new video every 7 s keeps a short line, never a growing one.
+    everyMs: 7000,
+    guards: [DEMO_QUEUES.transcode],
+    add: async ({ queues }) => {
+      await queues.transcode.add('transcode video', transcodeData());
+      return 1;
+    },
+  },
+  {
+    name: 'order flow',
+    everyMs: 4000,
+    guards: [DEMO_QUEUES.orders, DEMO_QUEUES.payments, DEMO_QUEUES.inventory],
+    add: async ({ flows }) => {
+      const order = orderData();
+      await flows.add({
+        name: 'ship order',
+        queueName: DEMO_QUEUES.orders,
+        data: { orderId: order.orderId, customer: order.customer },
+        children: [
+          { name: 'charge card', queueName: DEMO_QUEUES.payments, data: order.payment },
+          { name: 'reserve items', queueName: DEMO_QUEUES.inventory, data: order.inventory },
+        ],
+      });
+      return 3;
+    },
+  },
+  {
+    name: 'reports',
+    everyMs: 3000,
+    guards: [DEMO_QUEUES.reports],
+    add: async ({ queues }) => {
+      const data = reportData();
+      await queues.reports.add(`build ${data.report}`, data, {
+        attempts: 4,
+        backoff: { type: 'exponential', delay: scaled(1000) },
+      });
+      return 1;
+    },
+  },
+  {
+    name: 'partner-api burst',
+    // A burst of 10 against a limit of 2/s drains in ~5 s: half the time the queue waits. Real
+    // time, because the limit is real time too: scaled bursts would outgrow the limit.
+    everyMs: 12_000,
+    realTime: true,
+    guards: [DEMO_QUEUES.partnerApi],
+    add: async ({ queues }) => {
+      const jobs = Array.from({ length: 10 }, () => {
+        const data = partnerCallData();
+        return { name: `POST ${data.endpoint}`, data };
+      });
+      await queues['partner-api'].addBulk(jobs);
+      return jobs.length;
+    },
+  },
+];
+
+/** Waiting, delayed and blocked parents beyond this and a feed pauses: no worker is keeping up. */
+export const BACKLOG_CAP = 200;

@@ -1,0 +1,77 @@
+/**
+ * `node --import tsx demo/producer.ts`: feeds the demo queues (see docs/demo.md) until SIGTERM or
+ * SIGINT, then stops its timers, closes its queues and exits 0; a stop that takes longer than
+ * STOP_DEADLINE_MS exits anyway. Further signals are ignored: Ctrl-C under the launcher reaches
+ * this process twice (from the terminal and forwarded), and stopping takes milliseconds.
+ */
+import { Redis } from 'ioredis';
+import { ConfigError } from '../config/config-error';
+import { startDemoProducer } from './demo-producer';
+import { createDemoLogger } from './logger';
+import { loadDemoSettings, type DemoSettings } from './settings';
+
+const STOP_DEADLINE_MS = 5_000;
+
+function readSettings(): DemoSettings {
+  try {
+    return loadDemoSettings();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      // Its message names every bad setting and where it came from.
+      process.stderr.write(`OxMQ demo producer: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+function main(): void {
+  const settings = readSettings();
+  const logger = createDemoLogger(settings);
+  // Producers fail fast while Redis is away (the feed logs it and retries on its next turn)
+  // instead of queueing commands forever.
+  const connection = new Redis(settings.redisUrl, { maxRetriesPerRequest: 3 });
+  // ioredis reports every failed reconnect: log the first of each outage only.
+  let connected = true;
+  connection.on('error', (err) => {
+    if (connected) logger.warn({ err: err.message }, 'redis connection error: retrying');
+    connected = false;
+  });
+  connection.on('ready', () => {
+    if (!connected) logger.info('redis connection back');
+    connected = true;
+  });
+
+  const producer = startDemoProducer({ connection, prefix: settings.prefix, logger });
+  logger.info({ speed: settings.speed, redisUrl: redactUrl(settings.redisUrl) }, 'demo running');
+
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping the demo producer');
+    setTimeout(() => {
+      logger.warn({ deadlineMs: STOP_DEADLINE_MS }, 'stop took too long: exiting now');
+      process.exit(0);
+    }, STOP_DEADLINE_MS).unref();
+    void producer
+      .stop()
+      .then(() => connection.quit())
+      .then(() => process.exit(0));
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
+
+/** A REDIS_URL may carry a password: never log it. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '[unparseable]';
+  }
+}
+
+main();

@@ -1,0 +1,71 @@
+/**
+ * The messages between a Worker and its sandbox children (child processes and worker threads
+ * alike). Every message is plain JSON, so the same protocol runs over process IPC and over a
+ * worker thread's port.
+ *
+ * A child starts, loads the processor module and says `ready` (or `loadFailed`, then exits).
+ * The parent sends one `run` at a time; while it runs, the child may `call` a job method, which
+ * the parent applies on the real Job and answers with a `reply`. The run ends with `completed`
+ * or `failed`. A child that crashes says `crashed` (when it still can) and exits.
+ */
+import type { JobsOptions } from '../job-options';
+import type { ParentLinkFields } from '../backend/queue-backend';
+
+/** The job as the child sees it: fields only, no connection. */
+export interface SandboxJobFields {
+  id: string;
+  name: string;
+  data: unknown;
+  opts: JobsOptions;
+  attemptsMade: number;
+  attemptsStarted: number;
+  stalledCounter: number;
+  timestamp: number;
+  processedOn?: number;
+  delay: number;
+  priority: number;
+  progress: number | object;
+  queueName: string;
+  prefix: string;
+  parentKey?: string;
+  parent?: ParentLinkFields;
+  repeatJobKey?: string;
+}
+
+/** Job methods the child may call; the parent runs them on the real Job. */
+export type SandboxJobMethod = 'updateProgress' | 'log' | 'updateData';
+
+export interface SerializedError {
+  name: string;
+  message: string;
+  stack?: string;
+}
+
+export type ParentToChild =
+  | { type: 'run'; job: SandboxJobFields }
+  | { type: 'reply'; callId: number; ok: true; value: unknown }
+  | { type: 'reply'; callId: number; ok: false; error: SerializedError };
+
+export type ChildToParent =
+  | { type: 'ready' }
+  | { type: 'loadFailed'; error: SerializedError }
+  | { type: 'call'; callId: number; method: SandboxJobMethod; arg: unknown }
+  /** `value` is the return value as JSON text ("null" for undefined), as the job hash keeps it. */
+  | { type: 'completed'; value: string }
+  | { type: 'failed'; error: SerializedError }
+  | { type: 'crashed'; error: SerializedError };
+
+export function serializeError(thrown: unknown): SerializedError {
+  if (thrown instanceof Error) {
+    return { name: thrown.name, message: thrown.message, stack: thrown.stack };
+  }
+  return { name: 'Error', message: String(thrown) };
+}
+
+/** An Error with the child's name, message and stack (the name decides retries). */
+export function deserializeError(serialized: SerializedError): Error {
+  const error = new Error(serialized.message);
+  error.name = serialized.name;
+  error.stack = serialized.stack ?? `${serialized.name}: ${serialized.message}`;
+  return error;
+}

@@ -1,0 +1,58 @@
+/**
+ * `npm run worker`: the worker runner's entry. Exit codes: 0 after a graceful shutdown, 1 on a
+ * configuration error (its message, naming every bad setting, on stderr) or a failed start-up.
+ */
+import { ConfigError } from '../config/config-error';
+import { createRunnerLogger, type Logger } from './logger';
+import { startRunner } from './runner';
+import { loadRunnerSettings, type RunnerSettings } from './settings';
+
+function readSettings(): RunnerSettings {
+  try {
+    return loadRunnerSettings();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`OxMQ worker runner: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+/**
+ * An exception nobody caught leaves the process in an unknown state: log it and exit, so the
+ * supervisor restarts a clean runner. A stray rejected promise (typically a processor's
+ * fire-and-forget call) is logged and the runner goes on serving the other queues.
+ */
+function guardProcess(logger: Logger): void {
+  process.on('uncaughtException', (error) => {
+    logger.fatal({ err: error }, 'uncaught exception: exiting');
+    process.exit(1);
+  });
+  process.on('unhandledRejection', (reason) => {
+    logger.error({ err: reason }, 'unhandled promise rejection');
+  });
+}
+
+async function main(): Promise<void> {
+  const settings = readSettings();
+  const logger = createRunnerLogger(settings.logLevel);
+  guardProcess(logger);
+  const runner = await startRunner(settings, logger).catch((error: unknown) => {
+    logger.fatal({ err: error }, 'runner failed to start');
+    process.exit(1);
+  });
+  const onSignal = (signal: NodeJS.Signals) => {
+    runner.shutdown(signal).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.fatal({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
+
+void main();

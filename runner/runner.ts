@@ -1,0 +1,166 @@
+/**
+ * The worker runner: loads every processor module, starts one worker per module, serves health
+ * and shuts down gracefully. A module that fails to load is logged and listed on /health; the
+ * others run regardless.
+ */
+import { discoverProcessorFiles } from './discover';
+import { startHealthServer, type HealthServer, type Readiness } from './health-server';
+import { ProcessorHost, type CloseReport } from './host';
+import type { Logger } from './logger';
+import { loadProcessorModule, ProcessorLoadError } from './processor-module';
+import { RedisProbe } from './redis-probe';
+import type { RunnerSettings } from './settings';
+
+export interface FailedModule {
+  /** The module (or the processors folder) that could not be served. */
+  readonly file: string;
+  readonly error: string;
+  /** IMPORT_FAILED, INVALID_EXPORTS, INVALID_OPTIONS, DUPLICATE_QUEUE, WORKER_FAILED, FOLDER_UNREADABLE. */
+  readonly code: string;
+}
+
+export interface Runner {
+  readonly healthPort: number;
+  /** Resolves once every worker runs and Redis answered, or when shutdown begins. */
+  readonly ready: Promise<void>;
+  /**
+   * Stops fetching, gives running jobs the shutdown timeout, returns the rest to wait, closes.
+   * Called again (a second signal), it cuts the deadline to now. Resolves with the reports.
+   */
+  shutdown(reason: string): Promise<CloseReport[]>;
+}
+
+const READY_POLL_MS = 250;
+
+/** Logs the URL without its password. */
+function safeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparsable)';
+  }
+}
+
+export async function startRunner(settings: RunnerSettings, logger: Logger): Promise<Runner> {
+  logger.info(
+    {
+      redis: safeUrl(settings.redisUrl),
+      prefix: settings.prefix,
+      processorsDirs: settings.processorsDirs,
+    },
+    'runner starting',
+  );
+  const host = new ProcessorHost(settings, logger);
+  const failed: FailedModule[] = [];
+  const fail = (file: string, error: string, code: string) => {
+    failed.push({ file, error, code });
+    logger.error({ file, reason: error, code }, 'processor module failed to load');
+  };
+
+  const { files, unreadable } = discoverProcessorFiles(settings.processorsDirs);
+  for (const { folder, error } of unreadable) fail(folder, error, 'FOLDER_UNREADABLE');
+
+  let shuttingDown = false;
+  let stopRequested!: () => void;
+  const stopping = new Promise<void>((resolve) => (stopRequested = resolve));
+  const probe = new RedisProbe(settings.redisUrl, logger);
+
+  const readiness = async (): Promise<Readiness> => {
+    if (shuttingDown) return { ready: false, status: 'shutting down' };
+    if (!host.isEveryWorkerRunning()) return { ready: false, status: 'starting' };
+    if (!(await probe.ping())) return { ready: false, status: 'redis unreachable' };
+    return { ready: true, status: 'ready' };
+  };
+  let health: HealthServer;
+  try {
+    health = await startHealthServer(settings.healthHost, settings.healthPort, {
+      readiness,
+      detail: () => ({
+        shuttingDown,
+        processors: host.hosted.map(({ file, queue, prefix, concurrency, sandbox, state }) => ({
+          file,
+          queue,
+          prefix,
+          concurrency,
+          sandbox,
+          state,
+        })),
+        failed,
+      }),
+    });
+  } catch (error) {
+    probe.close();
+    throw error;
+  }
+  logger.info(
+    { healthHost: settings.healthHost, healthPort: health.port },
+    'health server listening',
+  );
+
+  for (const file of files) {
+    try {
+      const processor = await loadProcessorModule(file);
+      const prefix = host.prefixOf(processor);
+      const taken = host.find(prefix, processor.queue);
+      if (taken) {
+        fail(
+          file,
+          `queue "${processor.queue}" (prefix "${prefix}") is already served by ${taken.file}`,
+          'DUPLICATE_QUEUE',
+        );
+        continue;
+      }
+      host.start(processor);
+    } catch (error) {
+      if (error instanceof ProcessorLoadError) fail(file, error.reason, error.code);
+      // The Worker constructor's own checks (ValidationError) land here.
+      else fail(file, error instanceof Error ? error.message : String(error), 'WORKER_FAILED');
+    }
+  }
+  if (host.hosted.length === 0) {
+    logger.warn(
+      { processorsDirs: settings.processorsDirs },
+      'no processor modules to run: serving health only',
+    );
+  }
+
+  const ready = (async () => {
+    await host.allRunning(stopping);
+    while (!shuttingDown && !(await probe.ping())) {
+      await Promise.race([new Promise((resolve) => setTimeout(resolve, READY_POLL_MS)), stopping]);
+    }
+    if (shuttingDown) return;
+    logger.info(
+      { processors: host.hosted.length, failed: failed.length, healthPort: health.port },
+      'runner ready',
+    );
+  })();
+
+  let closing: Promise<CloseReport[]> | undefined;
+  const shutdown = (reason: string): Promise<CloseReport[]> => {
+    if (closing) {
+      logger.warn({ reason }, 'second stop request: returning running jobs to wait now');
+      host.hurry();
+      return closing;
+    }
+    shuttingDown = true;
+    stopRequested();
+    logger.info(
+      { reason, timeoutMs: settings.shutdownTimeoutMs, workers: host.hosted.length },
+      'shutting down',
+    );
+    closing = (async () => {
+      const reports = await host.close(settings.shutdownTimeoutMs);
+      for (const report of reports) logger.info({ ...report }, 'worker closed');
+      await health.close();
+      probe.close();
+      logger.info('runner stopped');
+      return reports;
+    })();
+    return closing;
+  };
+
+  return { healthPort: health.port, ready, shutdown };
+}

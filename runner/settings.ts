@@ -1,0 +1,57 @@
+/**
+ * The worker runner's settings: the environment over oxmq.config.json, read once at startup.
+ * This is the only module of the runner that reads process.env (design.md §3.7).
+ */
+import path from 'node:path';
+import { z } from 'zod';
+import {
+  commaListField,
+  hostField,
+  logLevelField,
+  portField,
+  positiveIntMsField,
+  prefixField,
+  redisUrlField,
+  type LogLevel,
+} from '../config/fields';
+import { loadSettings } from '../config/load-settings';
+
+export const RUNNER_SETTINGS_SCHEMA = z.object({
+  REDIS_URL: redisUrlField('redis://127.0.0.1:6379'),
+  OXMQ_PREFIX: prefixField('bull'),
+  OXMQ_PROCESSORS_DIR: commaListField(['processors']),
+  WORKER_HEALTH_PORT: portField(3001),
+  WORKER_HEALTH_HOST: hostField('0.0.0.0'),
+  OXMQ_SHUTDOWN_TIMEOUT_MS: positiveIntMsField(25_000),
+  OXMQ_LOG_LEVEL: logLevelField('info'),
+});
+
+export interface RunnerSettings {
+  readonly redisUrl: string;
+  /** Default prefix of the queues served; a module's `options.prefix` overrides it. */
+  readonly prefix: string;
+  /** Absolute folders of processor modules, in the order given. */
+  readonly processorsDirs: readonly string[];
+  /** 0 = any free port (the chosen one is logged). */
+  readonly healthPort: number;
+  readonly healthHost: string;
+  readonly shutdownTimeoutMs: number;
+  readonly logLevel: LogLevel;
+}
+
+/** Throws ConfigError naming every bad setting and where it came from. */
+export function loadRunnerSettings(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  cwd: string = process.cwd(),
+): RunnerSettings {
+  const raw = loadSettings(RUNNER_SETTINGS_SCHEMA, { env, cwd });
+  return {
+    redisUrl: raw.REDIS_URL,
+    prefix: raw.OXMQ_PREFIX,
+    processorsDirs: raw.OXMQ_PROCESSORS_DIR.map((dir) => path.resolve(cwd, dir)),
+    healthPort: raw.WORKER_HEALTH_PORT,
+    healthHost: raw.WORKER_HEALTH_HOST,
+    shutdownTimeoutMs: raw.OXMQ_SHUTDOWN_TIMEOUT_MS,
+    logLevel: raw.OXMQ_LOG_LEVEL,
+  };
+}
