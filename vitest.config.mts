@@ -3,8 +3,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The console suite builds and starts the app: its own config (vitest.console.config.mts).
-    exclude: [...configDefaults.exclude, 'test/console/**'],
+    // The console suite builds and starts the app: its own config (vitest.console.config.mts),
+    // as does the start-command test (it builds a fresh copy of the repository).
+    exclude: [...configDefaults.exclude, 'test/console/**', 'test/launcher/start-command.test.ts'],
     globalSetup: ['test/setup/redis-server.ts'],
     pool: 'forks',
     testTimeout: 30_000,

@@ -4,7 +4,11 @@ import { defineConfig } from 'vitest/config';
 // once, in the global setup) on a private Redis. Run after the engine suite by `npm test`.
 export default defineConfig({
   test: {
-    include: ['test/console/**/*.test.ts', 'e2e/**/*.spec.ts'],
+    include: [
+      'test/console/**/*.test.ts',
+      'test/launcher/start-command.test.ts',
+      'e2e/**/*.spec.ts',
+    ],
     globalSetup: ['test/setup/console.ts'],
     pool: 'forks',
     testTimeout: 60_000,

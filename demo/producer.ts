@@ -6,6 +6,7 @@
  */
 import { Redis } from 'ioredis';
 import { ConfigError } from '../config/config-error';
+import { redactUrl } from '../config/redact-url';
 import { startDemoProducer } from './demo-producer';
 import { createDemoLogger } from './logger';
 import { loadDemoSettings, type DemoSettings } from './settings';
@@ -61,17 +62,6 @@ function main(): void {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-}
-
-/** A REDIS_URL may carry a password: never log it. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '[unparseable]';
-  }
 }
 
 main();

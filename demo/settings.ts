@@ -19,7 +19,7 @@ import { loadSettings } from '../config/load-settings';
 
 const SPEED_MESSAGE = 'must be a number from 0.1 to 100 (1 = real time)';
 
-const schema = z.object({
+export const DEMO_SETTINGS_SCHEMA = z.object({
   REDIS_URL: redisUrlField('redis://127.0.0.1:6379'),
   OXMQ_PREFIX: prefixField('bull'),
   OXMQ_LOG_LEVEL: logLevelField('info'),
@@ -44,7 +44,7 @@ export function loadDemoSettings(
   env: Readonly<Record<string, string | undefined>> = process.env,
   cwd: string = process.cwd(),
 ): DemoSettings {
-  const raw = loadSettings(schema, { env, cwd });
+  const raw = loadSettings(DEMO_SETTINGS_SCHEMA, { env, cwd });
   return {
     redisUrl: raw.REDIS_URL,
     prefix: raw.OXMQ_PREFIX,

@@ -3,6 +3,7 @@
  * and shuts down gracefully. A module that fails to load is logged and listed on /health; the
  * others run regardless.
  */
+import { redactUrl } from '../config/redact-url';
 import { discoverProcessorFiles } from './discover';
 import { startHealthServer, type HealthServer, type Readiness } from './health-server';
 import { ProcessorHost, type CloseReport } from './host';
@@ -32,21 +33,10 @@ export interface Runner {
 
 const READY_POLL_MS = 250;
 
-/** Logs the URL without its password. */
-function safeUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparsable)';
-  }
-}
-
 export async function startRunner(settings: RunnerSettings, logger: Logger): Promise<Runner> {
   logger.info(
     {
-      redis: safeUrl(settings.redisUrl),
+      redis: redactUrl(settings.redisUrl),
       prefix: settings.prefix,
       processorsDirs: settings.processorsDirs,
     },

@@ -84,19 +84,44 @@ export class EnvError extends Error {
 
 let cached: ConsoleEnv | undefined;
 
+/** A problem with one console setting, for a launcher that checks them before starting it. */
+export interface ConsoleEnvProblem {
+  setting: string;
+  message: string;
+}
+
+/**
+ * Checks a console environment without reading process.env, so the launcher can refuse a bad
+ * value at start instead of letting the first request fail. Empty strings count as unset.
+ */
+export function consoleEnvProblems(
+  env: Readonly<Record<string, string | undefined>>,
+): ConsoleEnvProblem[] {
+  const parsed = schema.safeParse(pickEnv(env));
+  if (parsed.success) return [];
+  return parsed.error.issues.map((issue) => ({
+    setting: issue.path.join('.') || '(environment)',
+    message: issue.message,
+  }));
+}
+
+function pickEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const raw: Record<string, string> = {};
+  for (const key of ENV_KEYS) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  return raw;
+}
+
 /** The validated environment; throws EnvError listing every problem at once. */
 export function getEnv(): ConsoleEnv {
   if (cached) return cached;
   // Empty strings count as unset: `FOO= npm start` should mean "default", not "invalid".
-  const raw: Record<string, string> = {};
-  for (const key of ENV_KEYS) {
-    const value = process.env[key];
-    if (value !== undefined && value !== '') raw[key] = value;
-  }
-  const parsed = schema.safeParse(raw);
+  const parsed = schema.safeParse(pickEnv(process.env));
   if (!parsed.success) {
-    const lines = parsed.error.issues.map(
-      (issue) => `  ${issue.path.join('.') || '(environment)'}: ${issue.message}`,
+    const lines = consoleEnvProblems(process.env).map(
+      ({ setting, message }) => `  ${setting}: ${message}`,
     );
     throw new EnvError(`OxMQ console: invalid environment\n${lines.join('\n')}`);
   }

@@ -1,7 +1,29 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { KNOWN_SETTINGS, KNOWN_SETTING_NAMES } from '../../config/known-settings';
+import {
+  KNOWN_SETTINGS,
+  KNOWN_SETTING_NAMES,
+  type SettingReader,
+} from '../../config/known-settings';
 import { settingsTable } from '../../config/settings-table';
+import { DEMO_SETTINGS_SCHEMA } from '../../demo/settings';
+import { LAUNCHER_SETTINGS_SCHEMA } from '../../launcher/settings';
 import { RUNNER_SETTINGS_SCHEMA } from '../../runner/settings';
+
+const readme = readFileSync(
+  path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'README.md'),
+  'utf8',
+);
+
+/** A Markdown table's text without the padding prettier adds to align its columns. */
+function unpadded(table: string): string {
+  return table
+    .split('\n')
+    .map((line) => line.replace(/\s+/g, ' ').replace(/-{3,}/g, '---').trim())
+    .join('\n');
+}
 
 /** The names the shared contract lists; a process reading a name missing here breaks config files. */
 const CONTRACT_NAMES = [
@@ -40,12 +62,25 @@ describe('known settings', () => {
     }
   });
 
-  it("covers every name the runner's schema reads", () => {
-    for (const name of Object.keys(RUNNER_SETTINGS_SCHEMA.shape)) {
-      expect(KNOWN_SETTINGS.find((setting) => setting.name === name)?.readBy, name).toContain(
-        'runner',
-      );
-    }
+  const schemas: [SettingReader, object][] = [
+    ['runner', RUNNER_SETTINGS_SCHEMA.shape],
+    ['launcher', LAUNCHER_SETTINGS_SCHEMA.shape],
+    ['demo', DEMO_SETTINGS_SCHEMA.shape],
+  ];
+  it.each(schemas)(
+    "covers every name the %s's schema reads, naming it as a reader",
+    (reader, shape) => {
+      for (const name of Object.keys(shape)) {
+        expect(KNOWN_SETTINGS.find((setting) => setting.name === name)?.readBy, name).toContain(
+          reader,
+        );
+      }
+    },
+  );
+
+  it("is the README's settings table", () => {
+    const table = unpadded(settingsTable().trimEnd());
+    expect(unpadded(readme)).toContain(table);
   });
 
   it('renders a Markdown table, optionally for one reader', () => {

@@ -279,6 +279,15 @@ describe('removeJob of a flow child (non-hard)', () => {
   });
 });
 
+/**
+ * The children queue's marker is left out of these comparisons: whether a worker consumed the
+ * wake-up marker of the job it ran depends on whether it reached its blocking wait before
+ * close(), a race on either side that says nothing about the parent's release.
+ */
+function withoutChildMarker<Side extends { children: object }>(side: Side) {
+  return { ...side, children: { ...side.children, marker: 'not compared' } };
+}
+
 describe('finished-job removal of a flow child (removeOnComplete / removeOnFail)', () => {
   it('removeOnComplete: true on the last child releases its parent when the child completes', async () => {
     const views = await twins(['parents', 'children'], async (side, names, redis) => {
@@ -302,7 +311,7 @@ describe('finished-job removal of a flow child (removeOnComplete / removeOnFail)
       withDependencies: [],
     });
     expect(views.oxmq.children.jobs).toEqual([]);
-    expect(views.oxmq).toEqual(views.bullmq);
+    expect(withoutChildMarker(views.oxmq)).toEqual(withoutChildMarker(views.bullmq));
   });
 
   it('removeOnFail: true on the last child releases its parent when the child fails for good', async () => {
@@ -327,7 +336,7 @@ describe('finished-job removal of a flow child (removeOnComplete / removeOnFail)
       withDependencies: [],
     });
     expect(views.oxmq.children.jobs).toEqual([]);
-    expect(views.oxmq).toEqual(views.bullmq);
+    expect(withoutChildMarker(views.oxmq)).toEqual(withoutChildMarker(views.bullmq));
   });
 
   it('removeOnFail count trimming an old failed child releases the parent still waiting for it', async () => {

@@ -1,0 +1,84 @@
+/**
+ * The launcher's children (console, worker runner, demo producer, Redis): each in its own
+ * process group, so a Ctrl-C in the terminal reaches only the launcher, which then stops them
+ * in order (workers finish their jobs before Redis goes away). Output is relayed line by line
+ * with the child's label in front.
+ */
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export interface ManagedChild {
+  readonly label: string;
+  readonly process: ChildProcess;
+  /** Resolves with the exit code (or the signal's name) once the process is gone. */
+  readonly exited: Promise<number | string>;
+  running(): boolean;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone. */
+  stop(graceMs: number): Promise<number | string>;
+}
+
+const children = new Set<ManagedChild>();
+
+export function spawnChild(
+  label: string,
+  command: string,
+  args: readonly string[],
+  options: SpawnOptions & { quiet?: boolean },
+): ManagedChild {
+  const child = spawn(command, args, {
+    ...options,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let alive = true;
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => {
+      alive = false;
+      resolve(code ?? signal ?? 'unknown');
+    });
+    child.once('error', (error) => {
+      alive = false;
+      process.stderr.write(`${label} | could not start: ${error.message}\n`);
+      resolve('spawn-error');
+    });
+  });
+  if (!options.quiet) {
+    relay(child.stdout, process.stdout, label);
+    relay(child.stderr, process.stderr, label);
+  }
+  const managed: ManagedChild = {
+    label,
+    process: child,
+    exited,
+    running: () => alive,
+    async stop(graceMs) {
+      if (alive) signal(child, 'SIGTERM');
+      const timer = setTimeout(() => alive && signal(child, 'SIGKILL'), graceMs);
+      const result = await exited;
+      clearTimeout(timer);
+      return result;
+    },
+  };
+  children.add(managed);
+  void exited.then(() => children.delete(managed));
+  return managed;
+}
+
+function signal(child: ChildProcess, name: NodeJS.Signals): void {
+  try {
+    child.kill(name);
+  } catch {
+    // Already gone.
+  }
+}
+
+function relay(from: NodeJS.ReadableStream | null, to: NodeJS.WritableStream, label: string): void {
+  if (!from) return;
+  const lines = createInterface({ input: from, crlfDelay: Infinity });
+  lines.on('line', (line) => to.write(`${label.padEnd(7)} | ${line}\n`));
+}
+
+/** Last resort when the launcher itself is going down hard: no child may outlive it. */
+export function killAllChildren(): void {
+  for (const child of children) signal(child.process, 'SIGKILL');
+}

@@ -1,0 +1,221 @@
+/**
+ * The pieces `npm start` runs, started in dependency order and stopped in reverse: Redis (the
+ * embedded one unless REDIS_URL is set), the console (`next start`), the worker runner and,
+ * with --demo, the demo producer. Stopping: the producer first (nothing new arrives), then the
+ * runner (it finishes or returns its running jobs, see runner/runner.ts) together with the
+ * console, and Redis last, so no job is left active behind a Redis that went away.
+ */
+import path from 'node:path';
+import { redactUrl } from '../config/redact-url';
+import { spawnChild, type ManagedChild } from './child-process';
+import { buildConsole, buildIsCurrent } from './console-build';
+import { consoleEnvironment } from './console-env';
+import {
+  RedisNotInstalledError,
+  redisServerVersion,
+  startEmbeddedRedis,
+  type EmbeddedRedis,
+} from './embedded-redis';
+import { freePort, portInUse } from './free-port';
+import type { LauncherLog } from './log';
+import type { LauncherSettings } from './settings';
+import { waitForHttp } from './wait-for-http';
+
+export class LauncherStartError extends Error {
+  override readonly name = 'LauncherStartError';
+}
+
+/** The demo's processors, served next to the team's own when --demo is on. */
+const DEMO_PROCESSORS_DIR = path.join('demo', 'processors');
+const CONSOLE_START_TIMEOUT_MS = 60_000;
+const RUNNER_START_TIMEOUT_MS = 60_000;
+const CONSOLE_STOP_GRACE_MS = 10_000;
+const DEMO_STOP_GRACE_MS = 10_000;
+/** On top of the runner's own shutdown timeout: its last writes and exit. */
+const RUNNER_STOP_SLACK_MS = 10_000;
+
+export interface RunningSystem {
+  readonly consoleUrl: string;
+  readonly redisUrl: string;
+  readonly workerHealthUrl?: string;
+  /** Resolves with the label of the first essential child (console, runner) that exits unasked. */
+  readonly childExited: Promise<string>;
+}
+
+export class System {
+  private redis?: EmbeddedRedis;
+  private console?: ManagedChild;
+  private runner?: ManagedChild;
+  private demo?: ManagedChild;
+  private stopping?: Promise<void>;
+
+  constructor(
+    private readonly root: string,
+    private readonly settings: LauncherSettings,
+    private readonly log: LauncherLog,
+  ) {}
+
+  get isStopping(): boolean {
+    return this.stopping !== undefined;
+  }
+
+  async start(): Promise<RunningSystem> {
+    const { settings, log, root } = this;
+    if (await portInUse(settings.port)) {
+      throw new LauncherStartError(
+        `PORT ${settings.port} is already in use (another OxMQ console?); set PORT to a free port`,
+      );
+    }
+    // Before the build: a newcomer without Redis or with a bad console setting learns it in a
+    // second, not after a minute of building.
+    if (!settings.redisUrl && !redisServerVersion()) throw new RedisNotInstalledError();
+    const consoleEnv = consoleEnvironment(settings);
+    if (buildIsCurrent(root)) log.info('console build is current');
+    else {
+      log.info('building the console (first start, or its sources changed)');
+      await buildConsole(root);
+    }
+    this.throwIfStopping();
+
+    let redisUrl = settings.redisUrl;
+    if (redisUrl) log.info(`using the Redis at REDIS_URL (${redactUrl(redisUrl)})`);
+    else {
+      this.redis = await startEmbeddedRedis({
+        dir: path.join(settings.dataDir, 'redis'),
+        log: (message) => log.info(message),
+      });
+      redisUrl = this.redis.url;
+    }
+    this.throwIfStopping();
+
+    this.console = spawnChild(
+      'console',
+      process.execPath,
+      [path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'start'],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          ...consoleEnv.env,
+          REDIS_URL: redisUrl,
+          PORT: String(settings.port),
+          NODE_ENV: 'production',
+          NEXT_TELEMETRY_DISABLED: '1',
+        },
+      },
+    );
+    const essentials: ManagedChild[] = [this.console];
+
+    let workerHealthUrl: string | undefined;
+    if (settings.worker) {
+      const healthPort = settings.workerHealthPort || (await freePort());
+      workerHealthUrl = `http://127.0.0.1:${healthPort}`;
+      this.runner = spawnChild(
+        'runner',
+        process.execPath,
+        ['--import', 'tsx', path.join(root, 'runner', 'main.ts')],
+        {
+          cwd: root,
+          env: {
+            ...process.env,
+            REDIS_URL: redisUrl,
+            OXMQ_PREFIX: settings.prefix,
+            OXMQ_PROCESSORS_DIR: this.processorsDirs().join(','),
+            WORKER_HEALTH_PORT: String(healthPort),
+            OXMQ_SHUTDOWN_TIMEOUT_MS: String(settings.shutdownTimeoutMs),
+            OXMQ_LOG_LEVEL: settings.logLevel,
+          },
+        },
+      );
+      essentials.push(this.runner);
+    } else log.info('worker runner off (OXMQ_WORKER=false or --no-worker)');
+
+    await waitForHttp({
+      url: `http://127.0.0.1:${settings.port}/api/health`,
+      child: this.console,
+      timeoutMs: CONSOLE_START_TIMEOUT_MS,
+    });
+    if (this.runner && workerHealthUrl) {
+      await waitForHttp({
+        url: `${workerHealthUrl}/readyz`,
+        child: this.runner,
+        timeoutMs: RUNNER_START_TIMEOUT_MS,
+      });
+    }
+    this.throwIfStopping();
+
+    if (settings.demo) {
+      this.demo = spawnChild(
+        'demo',
+        process.execPath,
+        ['--import', 'tsx', path.join(root, 'demo', 'producer.ts')],
+        {
+          cwd: root,
+          env: {
+            ...process.env,
+            REDIS_URL: redisUrl,
+            OXMQ_PREFIX: settings.prefix,
+            OXMQ_LOG_LEVEL: settings.logLevel,
+          },
+        },
+      );
+      // The demo is a tour, not a part of the system: if it dies the rest keeps running.
+      void this.demo.exited.then((code) => {
+        if (!this.stopping) log.error(`the demo producer exited (${code}); the rest keeps running`);
+      });
+    }
+
+    const childExited = Promise.race(
+      essentials.map((child) => child.exited.then(() => child.label)),
+    );
+    log.info(
+      [
+        `OxMQ is up: console ${consoleEnv.url}`,
+        ...(consoleEnv.generatedAdmin
+          ? [
+              `sign in as "${consoleEnv.generatedAdmin.username}" with password ` +
+                `"${consoleEnv.generatedAdmin.password}" (generated once, kept in ` +
+                `${consoleEnv.generatedAdmin.file}; set OXMQ_ADMIN_USER and OXMQ_ADMIN_PASSWORD to choose your own)`,
+            ]
+          : []),
+        ...(workerHealthUrl ? [`worker runner health: ${workerHealthUrl}/health`] : []),
+        ...(settings.demo ? ['demo running: see docs/demo.md for the tour'] : []),
+        'stop with Ctrl-C (running jobs finish first)',
+      ].join('\n'),
+    );
+    return { consoleUrl: consoleEnv.url, redisUrl, workerHealthUrl, childExited };
+  }
+
+  /** Safe to call at any point of start(), and more than once (a second call hurries the runner). */
+  stop(): Promise<void> {
+    if (this.stopping) {
+      // A second Ctrl-C: the runner returns its running jobs to wait now instead of waiting.
+      if (this.runner?.running()) this.runner.process.kill('SIGTERM');
+      return this.stopping;
+    }
+    this.stopping = (async () => {
+      this.log.info('stopping');
+      await this.demo?.stop(DEMO_STOP_GRACE_MS);
+      await Promise.all([
+        this.runner?.stop(this.settings.shutdownTimeoutMs + RUNNER_STOP_SLACK_MS),
+        this.console?.stop(CONSOLE_STOP_GRACE_MS),
+      ]);
+      if (this.redis) {
+        await this.redis.stop();
+        this.log.info('embedded Redis stopped (its data stays in ' + this.redis.dir + ')');
+      }
+      this.log.info('stopped');
+    })();
+    return this.stopping;
+  }
+
+  private processorsDirs(): string[] {
+    const dirs = this.settings.processorsDirs.map((dir) => path.resolve(dir));
+    if (this.settings.demo) dirs.push(path.join(this.root, DEMO_PROCESSORS_DIR));
+    return dirs;
+  }
+
+  private throwIfStopping(): void {
+    if (this.stopping) throw new LauncherStartError('stopped while starting');
+  }
+}

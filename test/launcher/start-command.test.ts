@@ -1,0 +1,191 @@
+/**
+ * The README's start command on a fresh copy of the repository, as a newcomer runs it: `npm ci`,
+ * then `npm start` with no REDIS_URL and no console credentials. It must build the console,
+ * start its own Redis, the console and the worker runner; a job added through the console's API
+ * is processed by the team's processor module; SIGTERM lets a running job finish, leaves nothing
+ * active and stops the embedded Redis; a second start on the same data finds every job, and
+ * `npm start -- --demo` feeds the demo queues.
+ */
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobActionResponse, JobDetailResponse } from '../../lib/api-types';
+import { signIn, type ConsoleClient } from '../console/console-client';
+import { copyRepository, npmCi, npmStart, type LaunchedSystem } from '../helpers/launched-system';
+import { waitFor } from '../helpers/redis';
+import { freePort } from '../setup/redis-server';
+
+const GREET_MODULE = `
+import type { Job } from '../engine';
+export const queue = 'greet';
+export default async function greet(job: Job<{ who: string }>) {
+  await job.log('greeting ' + job.data.who);
+  return { greeting: 'hello ' + job.data.who };
+}
+`;
+
+const SLOW_MODULE = `
+import type { Job } from '../engine';
+export const queue = 'slow';
+export default async function slow(job: Job<{ ms: number }>) {
+  await new Promise((resolve) => setTimeout(resolve, job.data.ms));
+  return { slept: job.data.ms };
+}
+`;
+
+/** Build, Redis, console and runner on two cores: generous, and only a bound on a hang. */
+const UP_TIMEOUT_MS = 240_000;
+
+let dir: string;
+let env: Record<string, string>;
+const started: LaunchedSystem[] = [];
+
+beforeAll(() => {
+  dir = copyRepository();
+  npmCi(dir);
+  writeFileSync(path.join(dir, 'processors', 'greet.ts'), GREET_MODULE);
+  writeFileSync(path.join(dir, 'processors', 'slow.ts'), SLOW_MODULE);
+}, 400_000);
+
+afterAll(async () => {
+  for (const system of started) {
+    if (system.running()) {
+      system.signal('SIGKILL');
+      await system.exited;
+    }
+  }
+  // A launcher killed above leaves its Redis running: stop it through its pid file.
+  const pidFile = path.join(dir, '.oxmq', 'redis', 'redis.pid');
+  if (existsSync(pidFile)) {
+    try {
+      process.kill(Number(readFileSync(pidFile, 'utf8').trim()), 'SIGTERM');
+    } catch {
+      // Already gone.
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function start(args: string[] = [], extraEnv: Record<string, string> = {}) {
+  const system = npmStart(dir, { ...env, ...extraEnv }, args);
+  started.push(system);
+  await system.waitForLine(/OxMQ is up: console /, UP_TIMEOUT_MS);
+  return system;
+}
+
+function generatedAdmin(): { username: string; password: string } {
+  const stored = JSON.parse(
+    readFileSync(path.join(dir, '.oxmq', 'console-credentials.json'), 'utf8'),
+  ) as { adminUser: string; adminPassword: string };
+  return { username: stored.adminUser, password: stored.adminPassword };
+}
+
+async function jobOf(client: ConsoleClient, queue: string, id: string) {
+  const response = await client.get(`/api/queues/bull/${queue}/jobs/${encodeURIComponent(id)}`);
+  return response.status === 200 ? ((await response.json()) as JobDetailResponse) : undefined;
+}
+
+async function addJob(client: ConsoleClient, queue: string, name: string, data: unknown) {
+  const response = await client.post(`/api/queues/bull/${queue}/jobs`, { name, data });
+  expect(response.status, await response.clone().text()).toBe(200);
+  return ((await response.json()) as JobActionResponse).id!;
+}
+
+function redisPid(): number {
+  return Number(readFileSync(path.join(dir, '.oxmq', 'redis', 'redis.pid'), 'utf8').trim());
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('npm start on a fresh clone', () => {
+  let greetId: string;
+  let slowId: string;
+  let firstRunStoppedAt: number;
+
+  it('brings everything up; a job added through the console is processed; SIGTERM drains and stops Redis', async () => {
+    const [port, healthPort] = [await freePort(), await freePort()];
+    env = { PORT: String(port), WORKER_HEALTH_PORT: String(healthPort) };
+    const system = await start();
+    const output = system.output();
+    expect(output).toContain('building the console');
+    expect(output).toMatch(/embedded redis-server [\d.]+ on redis:\/\/127\.0\.0\.1:\d+/);
+    expect(existsSync(path.join(dir, '.oxmq', 'redis', 'appendonlydir'))).toBe(true);
+
+    const baseUrl = `http://localhost:${port}`;
+    expect((await fetch(`${baseUrl}/api/health`)).status).toBe(200);
+    const readyz = await fetch(`http://127.0.0.1:${healthPort}/readyz`);
+    expect(readyz.status).toBe(200);
+    const health = (await (await fetch(`http://127.0.0.1:${healthPort}/health`)).json()) as {
+      processors: { queue: string; state: string }[];
+    };
+    expect(health.processors.map((entry) => [entry.queue, entry.state]).sort()).toEqual([
+      ['greet', 'running'],
+      ['slow', 'running'],
+    ]);
+
+    const client = await signIn(baseUrl, generatedAdmin());
+    greetId = await addJob(client, 'greet', 'hello', { who: 'newcomer' });
+    const greeted = await waitFor(async () => {
+      const job = await jobOf(client, 'greet', greetId);
+      return job?.state === 'completed' ? job : null;
+    }, 30_000);
+    expect(greeted?.returnvalue).toEqual({ greeting: 'hello newcomer' });
+
+    // A job still running when SIGTERM comes must finish, not be left active or stalled.
+    slowId = await addJob(client, 'slow', 'nap', { ms: 3_000 });
+    await waitFor(
+      async () => ((await jobOf(client, 'slow', slowId))?.state === 'active' ? 1 : null),
+      30_000,
+    );
+    const pid = redisPid();
+    expect(alive(pid)).toBe(true);
+
+    system.signal('SIGTERM');
+    expect(await system.exited).toBe(0);
+    firstRunStoppedAt = Date.now();
+    expect(system.output()).toMatch(/"queue":"slow".*"completedInTime":1,"returnedToWait":\[\]/);
+    expect(system.output()).toContain('embedded Redis stopped');
+    expect(alive(pid)).toBe(false);
+  }, 600_000);
+
+  it('a second start on the same data dir finds the earlier jobs, none left active; --demo feeds the tour', async () => {
+    expect(firstRunStoppedAt).toBeGreaterThan(0);
+    const system = await start(['--demo'], { OXMQ_DEMO_SPEED: '5' });
+    expect(system.output()).not.toContain('building the console');
+    expect(system.output()).toContain('console build is current');
+    const client = await signIn(`http://localhost:${env.PORT}`, generatedAdmin());
+
+    const greeted = await jobOf(client, 'greet', greetId);
+    expect(greeted).toMatchObject({
+      state: 'completed',
+      returnvalue: { greeting: 'hello newcomer' },
+    });
+    const slept = await jobOf(client, 'slow', slowId);
+    expect(slept).toMatchObject({
+      state: 'completed',
+      returnvalue: { slept: 3_000 },
+      stalledCounter: 0,
+    });
+    // Finished during the first run's shutdown, not recovered and rerun by the second run.
+    expect(slept!.finishedOn).toBeLessThan(firstRunStoppedAt);
+    expect(slept!.attemptsStarted).toBe(1);
+
+    const emails = await waitFor(async () => {
+      const response = await client.get('/api/queues/bull/emails');
+      if (response.status !== 200) return null;
+      const body = (await response.json()) as { counts: Record<string, number> };
+      return (body.counts.completed ?? 0) > 0 ? body.counts : null;
+    }, 60_000);
+    expect(emails?.completed).toBeGreaterThan(0);
+
+    system.signal('SIGINT');
+    expect(await system.exited).toBe(0);
+  }, 600_000);
+});
