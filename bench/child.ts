@@ -147,7 +147,7 @@ async function runScenario(
     elapsedMs = performance.now() - t0;
     after = await counters(redis);
     jobs = params.jobs;
-  } else if (kind === 'worker' || kind === 'io') {
+  } else if (kind === 'worker' || kind === 'batch' || kind === 'io') {
     added = await prefill(queue, params.jobs, opts);
     processed = [];
     const seen = processed;
@@ -164,7 +164,10 @@ async function runScenario(
           inFlight--;
         }
       },
-      { concurrency: params.concurrency },
+      // batch: OxMQ runs a BatchWorker; bullmq, which has none, its Worker at `concurrency`.
+      kind === 'batch' && config.lib === 'oxmq'
+        ? { concurrency: params.batchConcurrency, batchSize: params.batchSize }
+        : { concurrency: params.concurrency },
     );
     worker.onError((error) => console.error(`${config.lib} worker error:`, error.message));
     worker.onCompleted(() => {

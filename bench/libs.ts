@@ -4,7 +4,7 @@
  */
 import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
-import { Queue, Worker } from '../engine';
+import { BatchWorker, Queue, Worker } from '../engine';
 import type { Lib } from './stats';
 
 export interface BenchJobOpts {
@@ -38,7 +38,8 @@ export interface BenchLib {
   worker(
     name: string,
     processor: (job: BenchJob) => Promise<void>,
-    opts: { concurrency: number },
+    /** batchSize (OxMQ only): a BatchWorker taking that many jobs per batch, `concurrency` batches at once. */
+    opts: { concurrency: number; batchSize?: number },
   ): BenchWorker;
 }
 
@@ -58,11 +59,22 @@ function oxmq(connection: RedisOptions): BenchLib {
       };
     },
     worker(name, processor, opts) {
-      const worker = new Worker(
-        name,
-        (job) => processor({ id: job.id, timestamp: job.timestamp, processedOn: job.processedOn }),
-        { connection, concurrency: opts.concurrency, autorun: false },
-      );
+      const toBench = (job: { id: string; timestamp: number; processedOn?: number }) => ({
+        id: job.id,
+        timestamp: job.timestamp,
+        processedOn: job.processedOn,
+      });
+      const options = { connection, concurrency: opts.concurrency, autorun: false };
+      const worker = opts.batchSize
+        ? new BatchWorker(
+            name,
+            async (jobs) => {
+              await Promise.all(jobs.map((job) => processor(toBench(job))));
+              return jobs.map(() => null);
+            },
+            { ...options, batchSize: opts.batchSize },
+          )
+        : new Worker(name, (job) => processor(toBench(job)), options);
       return {
         run: () => void worker.run().catch((error: unknown) => worker.emit('error', error)),
         waitUntilReady: () => worker.waitUntilReady(),

@@ -1,14 +1,9 @@
 /**
  * The scenarios of shared/bench-method.md, as data. main.ts runs every entry with a `kind`;
  * an entry with `skip` is printed as skipped, never measured or faked.
- *
- * Adding the `batch` scenario once engine/ exports BatchWorker: give it `kind: 'batch'`, add a
- * 'batch' case to runScenario() in child.ts (OxMQ side: a BatchWorker with batchSize 100;
- * bullmq side: a Worker with concurrency 100 on the same pre-filled jobs, as in worker-c100) and
- * drop its `skip`.
  */
 
-export type ScenarioKind = 'add' | 'addBulk' | 'worker' | 'io' | 'idle' | 'latency';
+export type ScenarioKind = 'add' | 'addBulk' | 'worker' | 'batch' | 'io' | 'idle' | 'latency';
 
 export interface ScenarioParams {
   /** Jobs measured (add, addBulk, worker, io) or produced (latency). */
@@ -16,6 +11,9 @@ export interface ScenarioParams {
   concurrency: number;
   bulkSize: number;
   removeOnComplete: boolean;
+  /** batch: OxMQ's BatchWorker batch size (its `concurrency` is batchConcurrency). */
+  batchSize: number;
+  batchConcurrency: number;
   /** io: how long each job awaits a timer. */
   jobDelayMs: number;
   /** idle: number of idle workers. */
@@ -42,6 +40,8 @@ export const DEFAULT_PARAMS: ScenarioParams = {
   concurrency: 1,
   bulkSize: 50,
   removeOnComplete: false,
+  batchSize: 0,
+  batchConcurrency: 1,
   jobDelayMs: 0,
   workers: 0,
   durationMs: 0,
@@ -92,11 +92,11 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'batch',
-    what: 'OxMQ BatchWorker (batch 100) vs bullmq Worker c=100 on the same jobs',
-    skip: 'BatchWorker not implemented yet',
-    full: {},
-    quick: {},
-    warmup: {},
+    what: 'OxMQ BatchWorker (batch 100, 2 batches at once) vs bullmq Worker c=100 on the same jobs',
+    kind: 'batch',
+    full: { jobs: 30_000, concurrency: 100, batchSize: 100, batchConcurrency: 2 },
+    quick: { jobs: 10_000, concurrency: 100, batchSize: 100, batchConcurrency: 2 },
+    warmup: { jobs: 2_000, concurrency: 100, batchSize: 100, batchConcurrency: 2 },
   },
   {
     name: 'io-10k',

@@ -39,6 +39,9 @@ export type Processor<DataType = any, ReturnType = any, NameType extends string 
 
 type FetchedJob = Extract<FetchResult, { kind: 'job' }> & { token: string };
 
+/** What a slot's fetch found: work to run, or why there is none (rate limit, next due time). */
+export type SlotFetch = { kind: 'work'; work: unknown } | Extract<FetchResult, { kind: 'none' }>;
+
 interface GracefulClose {
   deadline: Deadline;
   /** Jobs finished since closeGracefully was called. */
@@ -107,27 +110,27 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
   >;
   private readonly connection: ManagedConnection;
   private readonly blockingConnection: ManagedConnection;
-  private readonly lockRenewer: LockRenewer;
+  protected readonly lockRenewer: LockRenewer;
   private readonly stalledChecker: StalledChecker;
-  private readonly scheduler: JobScheduler;
+  protected readonly scheduler: JobScheduler;
   private readonly slots = new Set<Promise<void>>();
-  private readonly abort = new AbortController();
+  protected readonly abort = new AbortController();
   private readonly processor: Processor<DataType, ReturnType, NameType>;
   /** Set when the processor is a file: the children that run it. */
   private readonly sandbox?: SandboxedProcessor;
-  private readonly inFlight = new InFlightJobs();
+  protected readonly inFlight = new InFlightJobs();
   /** Resolved when closing must stop waiting for running jobs (close(true), a passed deadline). */
   private readonly stopWaitingForJobs = deferred();
   /** While closeGracefully runs: its deadline, the jobs finished since, and its report. */
-  private graceful?: GracefulClose;
+  protected graceful?: GracefulClose;
   private tokenCounter = 0;
   private running?: Promise<void>;
   private closing?: Promise<void>;
-  private paused = false;
+  protected paused = false;
   /** Set first thing in close(), before any await, so every loop sees it at once. */
-  private stopping = false;
+  protected stopping = false;
   private drainedEmitted = false;
-  private limitUntil = 0;
+  protected limitUntil = 0;
   /** Wakes the fetch loop when a slot frees up, the worker resumes or closes. */
   private wake?: () => void;
   private readonly markerWaiter: MarkerWaiter;
@@ -236,17 +239,17 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     ]);
   }
 
-  private emitError(error: unknown): void {
+  protected emitError(error: unknown): void {
     if (this.stopping && isConnectionClosedError(error)) return;
     if (this.listenerCount('error') > 0) this.emit('error', error);
     else console.error(`OxMQ worker ${this.name}:`, error);
   }
 
-  private nextToken(): string {
+  protected nextToken(): string {
     return `${this.id}:${this.tokenCounter++}`;
   }
 
-  private identity(token: string): FetchIdentity {
+  protected identity(token: string): FetchIdentity {
     return {
       token,
       lockDuration: this.settings.lockDuration,
@@ -280,10 +283,9 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
           await this.sleepUntilWoken(Math.min(waitForLimit, this.settings.maximumRateLimitDelay));
           continue;
         }
-        const token = this.nextToken();
-        const result = await this.backend.fetchNextJob(this.identity(token));
-        if (result.kind === 'job') {
-          this.startSlot({ ...result, token });
+        const result = await this.fetchWork(this.nextToken());
+        if (result.kind === 'work') {
+          this.startSlot(result.work);
           continue;
         }
         if (result.rateLimitTtl > 0) {
@@ -322,11 +324,26 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     this.wake?.();
   }
 
-  private startSlot(first: FetchedJob): void {
+  /**
+   * One fetch for a free slot: a job (a batch in BatchWorker), or why there is none. The unit a
+   * slot runs is opaque here so BatchWorker can run batches through the same loop, slots,
+   * pause and close logic.
+   */
+  protected async fetchWork(token: string): Promise<SlotFetch> {
+    const result = await this.backend.fetchNextJob(this.identity(token));
+    return result.kind === 'job' ? { kind: 'work', work: { ...result, token } } : result;
+  }
+
+  /** Runs one unit a slot fetched; returns the next one when the completion fetched it. */
+  protected runWork(work: unknown): Promise<unknown> {
+    return this.processJob(work as FetchedJob);
+  }
+
+  private startSlot(first: unknown): void {
     this.drainedEmitted = false;
     const slot = (async () => {
-      let next: FetchedJob | undefined = first;
-      while (next) next = await this.processJob(next);
+      let next: unknown = first;
+      while (next) next = await this.runWork(next);
     })()
       .catch((error: unknown) => this.emitError(error))
       .finally(() => {
@@ -337,7 +354,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
   }
 
   /** Fetch-next rides on the completion call unless the worker is stopping or rate limited. */
-  private fetchNextIdentity(token: string): FetchIdentity | undefined {
+  protected fetchNextIdentity(token: string): FetchIdentity | undefined {
     if (this.stopping || this.paused || this.limitUntil > Date.now()) return undefined;
     return this.identity(token);
   }
@@ -403,7 +420,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
    * to wait (a late result would only fail on the released lock), or close(true) killed its
    * sandbox child (the job stays active for the stalled checker, as with in-process jobs).
    */
-  private isGivenUp(flight: Flight, error?: unknown): boolean {
+  protected isGivenUp(flight: Flight, error?: unknown): boolean {
     if (flight.phase === 'returned') return true;
     return error instanceof SandboxAbortedError && this.abort.signal.aborted;
   }
@@ -482,7 +499,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     }
   }
 
-  private async handleProcessorError(
+  protected async handleProcessorError(
     job: Job<DataType, ReturnType, NameType>,
     token: string,
     thrown: unknown,
@@ -500,7 +517,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
   }
 
   /** A failed attempt: retry (now or after backoff) while attempts remain, else fail for good. */
-  private async failJob(
+  protected async failJob(
     job: Job<DataType, ReturnType, NameType>,
     token: string,
     error: Error,

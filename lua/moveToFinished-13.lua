@@ -24,75 +24,25 @@
   token, -9 a child failed with failParentOnFailure.
 ]]
 --- @include "getMaxEvents"
---- @include "leaveActive"
+--- @include "finishActiveJob"
 --- @include "trimFinishedJobs"
---- @include "collectMetrics"
 --- @include "fetchNextJob"
---- @include "onChildFinished"
---- @include "groups"
 
-local jobKey = KEYS[12]
-local jobId = ARGV[1]
 local now = tonumber(ARGV[2])
-local target = ARGV[5]
 local Q = ARGV[7]
-
-if redis.call("EXISTS", jobKey) == 0 then
-  return -1
-end
-if target == "completed" then
-  if redis.call("SCARD", jobKey .. ":dependencies") ~= 0 then
-    return -4
-  end
-  if redis.call("ZCARD", jobKey .. ":unsuccessful") ~= 0 then
-    return -9
-  end
-end
-
-local left = leaveActive(jobKey, KEYS[2], KEYS[5], jobId, ARGV[8], ARGV[12])
-if left < 0 then
-  return left
-end
--- A grouped job frees its group slot (waking idle workers when the group was full).
-leaveGroupActiveOf(Q, jobId)
-
-local maxEvents = getMaxEvents(KEYS[8])
-redis.call("XTRIM", KEYS[4], "MAXLEN", "~", maxEvents)
-
--- A simple (no TTL) deduplication window closes when its owner finishes.
-local dedupId = redis.call("HGET", jobKey, "deid")
-if dedupId then
-  local dedupKey = Q .. "de:" .. dedupId
-  if redis.call("PTTL", dedupKey) == -1 and redis.call("GET", dedupKey) == jobId then
-    redis.call("DEL", dedupKey)
-  end
-end
-
--- Before the job may be deleted below: its parent needs its key, result and flags.
-onChildFinished(jobKey, target, ARGV[4], now)
-
-local attemptsMade = redis.call("HINCRBY", jobKey, "atm", 1)
-
 local keep = cjson.decode(ARGV[9])
-if keep.count == 0 then
-  deleteFinishedJobDetached(Q, jobId)
-else
-  redis.call("ZADD", KEYS[11], now, jobId)
-  redis.call("HSET", jobKey, ARGV[3], ARGV[4], "finishedOn", now)
-  if target == "failed" then
-    redis.call("HDEL", jobKey, "defa")
-  end
+
+local code = finishActiveJob({active = KEYS[2], stalled = KEYS[5], events = KEYS[4], finished = KEYS[11]}, Q, {
+  jobId = ARGV[1], token = ARGV[8], now = now, target = ARGV[5], field = ARGV[3], value = ARGV[4],
+  fieldsJson = ARGV[12], keepCount = keep.count, attempts = tonumber(ARGV[13]),
+  metricsKey = ARGV[11] ~= "" and KEYS[13] or nil, metricsMax = tonumber(ARGV[11])})
+if code < 0 then
+  return code
+end
+if keep.count ~= 0 then
   trimFinishedJobs(KEYS[11], Q, now, keep)
 end
-
-redis.call("XADD", KEYS[4], "*", "event", target, "jobId", jobId, ARGV[3], ARGV[4], "prev", "active")
-if target == "failed" and attemptsMade >= tonumber(ARGV[13]) then
-  redis.call("XADD", KEYS[4], "*", "event", "retries-exhausted", "jobId", jobId, "attemptsMade", attemptsMade)
-end
-
-if ARGV[11] ~= "" then
-  collectMetrics(KEYS[13], KEYS[13] .. ":data", tonumber(ARGV[11]), now)
-end
+redis.call("XTRIM", KEYS[4], "MAXLEN", "~", getMaxEvents(KEYS[8]))
 
 local result = nil
 if ARGV[6] == "1" then

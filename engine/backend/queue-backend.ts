@@ -97,6 +97,33 @@ export interface FinishRequest {
   now?: number;
 }
 
+/** A BatchWorker's fetch: how many jobs at most, and their data's byte budget (0: none). */
+export interface BatchFetchRequest {
+  identity: FetchIdentity;
+  batchSize: number;
+  maxBatchBytes: number;
+}
+
+export type BatchFetchResult =
+  | { kind: 'batch'; jobs: { jobId: string; hash: RawJobHash }[] }
+  | Extract<FetchResult, { kind: 'none' }>;
+
+export interface CompleteBatchRequest {
+  /** The batch's lock token (every job of a batch is locked with it). */
+  token: string;
+  jobs: { jobId: string; value: string; keep: KeepRule }[];
+  metricsMaxDataPoints?: number;
+  /** When set, the same call hands the worker its next batch. */
+  fetchNext?: BatchFetchRequest;
+  now?: number;
+}
+
+export interface CompleteBatchResult {
+  /** One entry per job, in order: undefined when completed, else why it could not be. */
+  errors: (Error | undefined)[];
+  next?: BatchFetchResult;
+}
+
 export interface RetryRequest {
   jobId: string;
   token: string;
@@ -128,6 +155,10 @@ export interface QueueBackend {
   /** Returns the next job when fetchNext was requested and one was available. */
   finishJob(request: FinishRequest): Promise<FetchResult | undefined>;
   retryJob(request: RetryRequest): Promise<void>;
+  /** Up to batchSize jobs in one call (see lua/moveToActiveBatch-9.lua). */
+  fetchJobBatch(request: BatchFetchRequest): Promise<BatchFetchResult>;
+  /** Completes a batch's jobs in one call; a job that cannot complete does not stop the rest. */
+  completeJobBatch(request: CompleteBatchRequest): Promise<CompleteBatchResult>;
   /** Postpones an active job without using an attempt (DelayedError pattern). */
   postponeJob(jobId: string, token: string, dueTs: number): Promise<void>;
   /**

@@ -8,6 +8,11 @@
 -- delayed job (grouped or not) or, if sooner, when a rate-limited group may start a job again.
 -- k: table of keys {wait, active, prioritized, events, limiter, delayed, meta, pc, marker}
 -- w: worker table {token, lockDuration, limitMax, limitDuration, name}
+-- batch (BatchWorker fetches, see fetchJobBatch): nil, or {fits = function(jobId), later = bool}.
+--   `fits` is asked before a job is taken and a job that does not fit ends the batch, so the
+--   byte budget never takes a job out of its place in line; `later` (every job after the
+--   batch's first) skips what one fetch per batch does: promoting due delayed jobs. A batch
+--   fetch never writes the wake-up marker here; fetchJobBatch writes it once.
 
 -- Most grouped jobs found in the plain wait list (put there by a bullmq script, e.g. bullmq's
 -- stalled checker) that one fetch returns to their groups.
@@ -15,8 +20,17 @@ local MAX_REGROUPED = 10
 
 -- Pops the next ungrouped job (wait list, then prioritized) into active. A grouped job found
 -- there goes back to the front of its group's line instead.
-local function takeUngroupedJob(k, Q)
+local function takeUngroupedJob(k, Q, fits)
   for _ = 1, MAX_REGROUPED do
+    if fits then
+      local nextId = redis.call("LINDEX", k.wait, -1)
+      if nextId == false then
+        nextId = redis.call("ZRANGE", k.prioritized, 0, 0)[1]
+      end
+      if nextId and string.sub(nextId, 1, 2) ~= "0:" and not fits(nextId) then
+        return nil, true
+      end
+    end
     local jobId = redis.call("RPOPLPUSH", k.wait, k.active)
     -- Entries starting with "0:" are markers left by bullmq 4 / early 5; they are not jobs.
     while jobId and string.sub(jobId, 1, 2) == "0:" do
@@ -59,10 +73,13 @@ local function regroupStrays(k, Q)
   end
 end
 
-local function fetchNextJob(k, Q, now, w)
+local function fetchNextJob(k, Q, now, w, batch)
   local meta = redis.call("HMGET", k.meta, "max", "duration")
   local pausedOrMaxed = isPausedOrMaxed(k.meta, k.active)
-  promoteDueDelayedJobs(k.delayed, k.wait, k.prioritized, k.pc, k.events, k.marker, Q, now, pausedOrMaxed)
+  if not (batch and batch.later) then
+    promoteDueDelayedJobs(k.delayed, k.wait, k.prioritized, k.pc, k.events, k.marker, Q, now, pausedOrMaxed)
+  end
+  local fits = batch and batch.fits
 
   -- Queue-wide max wins over the worker's; the worker's window duration wins over the queue's.
   local maxJobs = tonumber(meta[1]) or w.limitMax
@@ -103,23 +120,26 @@ local function fetchNextJob(k, Q, now, w)
       and (redis.call("LLEN", k.wait) > 0 or redis.call("ZCARD", k.prioritized) > 0) then
     groupsFirst = redis.call("INCR", Q .. "groups:turn") % 2 == 0
   end
-  local jobId, gid, reopenTs = nil, nil, 0
+  local jobId, gid, reopenTs, full = nil, nil, 0, false
   if groupsFirst then
-    jobId, gid = takeGroupedJob(Q, now)
+    jobId, gid, full = takeGroupedJob(Q, now, fits)
     if not jobId then
       reopenTs = gid
       gid = nil
     end
   end
-  if not jobId then
-    jobId = takeUngroupedJob(k, Q)
+  if not jobId and not full then
+    jobId, full = takeUngroupedJob(k, Q, fits)
   end
-  if not jobId and not groupsFirst then
-    jobId, gid = takeGroupedJob(Q, now)
+  if not jobId and not groupsFirst and not full then
+    jobId, gid, full = takeGroupedJob(Q, now, fits)
     if not jobId then
       reopenTs = gid
       gid = nil
     end
+  end
+  if full then
+    return {0, 0, 0, 0}
   end
   if not jobId then
     local wakeTs = nextDelayedDueTs(k.delayed)
@@ -156,6 +176,8 @@ local function fetchNextJob(k, Q, now, w)
   end
   redis.call("HINCRBY", jobKey, "ats", 1)
   -- The marker this worker consumed may have stood for more jobs: let the next idle worker try.
-  redis.call("ZADD", k.marker, 0, "0")
+  if not batch then
+    redis.call("ZADD", k.marker, 0, "0")
+  end
   return {redis.call("HGETALL", jobKey), jobId, 0, 0}
 end

@@ -121,7 +121,9 @@ local GROUP_CANDIDATES = 50
 -- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
 -- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
 -- again, ms; 0 when no candidate was rate limited).
-local function takeGroupedJob(Q, now)
+-- `fits` (batch fetches only): asked before a job is taken; when the group's next job does not
+-- fit the batch's byte budget, returns nil, 0, true (the batch is full).
+local function takeGroupedJob(Q, now, fits)
   local ringKey = Q .. "groups"
   local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
   local reopen = 0
@@ -151,6 +153,9 @@ local function takeGroupedJob(Q, now)
             reopen = now + wait
           end
         end
+      end
+      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
+        return nil, 0, true
       end
       if ready then
         local jobId = redis.call("RPOP", waitKey)

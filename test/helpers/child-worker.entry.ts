@@ -7,7 +7,7 @@
  */
 import type { EventEmitter } from 'node:events';
 import { Worker as BullWorker } from 'bullmq';
-import { Worker } from '../../engine';
+import { BatchWorker, Worker } from '../../engine';
 import type { ChildWorkerConfig } from './child-worker';
 
 function report(message: Record<string, unknown>): void {
@@ -28,10 +28,21 @@ const processor = (job: { id?: string }) => {
   return new Promise<never>(() => undefined);
 };
 
-// Typed as the EventEmitter both are: their own on() overloads do not combine in a union.
+const batchProcessor = (jobs: { id?: string }[]) => {
+  report({ event: 'batch', jobIds: jobs.map((job) => job.id), pid: process.pid });
+  for (const job of jobs) report({ event: 'active', jobId: job.id, pid: process.pid });
+  return new Promise<never>(() => undefined);
+};
+
+// Typed as the EventEmitter they all are: their own on() overloads do not combine in a union.
 const worker: EventEmitter =
   config.side === 'bullmq'
     ? new BullWorker(config.queueName, processor, options)
-    : new Worker(config.queueName, processor, options);
+    : config.side === 'oxmq-batch'
+      ? new BatchWorker(config.queueName, batchProcessor, {
+          ...options,
+          batchSize: config.batchSize,
+        })
+      : new Worker(config.queueName, processor, options);
 worker.on('error', (error: Error) => report({ event: 'error', message: error.message }));
 worker.on('ready', () => report({ event: 'ready', pid: process.pid }));

@@ -14,13 +14,16 @@ export type WorkerSide = 'oxmq' | 'bullmq';
 
 /** What the child reads from argv[2] (as JSON). Unset options keep the library's defaults. */
 export interface ChildWorkerConfig {
-  side: WorkerSide;
+  /** oxmq-batch: an OxMQ BatchWorker (reports `batch` with its job ids, then `active` per job). */
+  side: WorkerSide | 'oxmq-batch';
   queueName: string;
   port: number;
   workerName?: string;
   lockDuration?: number;
   stalledInterval?: number;
   skipStalledCheck?: boolean;
+  /** oxmq-batch only. */
+  batchSize?: number;
 }
 
 export interface ChildWorker {

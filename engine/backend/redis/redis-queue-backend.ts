@@ -3,6 +3,10 @@ import { throwIfErrorCode } from '../../scripts/error-codes';
 import type { QueueKeys } from '../../keys';
 import type {
   AddResult,
+  BatchFetchRequest,
+  BatchFetchResult,
+  CompleteBatchRequest,
+  CompleteBatchResult,
   FetchIdentity,
   FetchResult,
   FinishRequest,
@@ -13,6 +17,7 @@ import type {
   RetryRequest,
 } from '../queue-backend';
 import { addJobKeys, addJobArgs, parseAddReply } from './add-job';
+import { completeJobBatch, fetchJobBatch, identityJson } from './batch-moves';
 import { execTransaction, flatToRecord, queueScript, recordToFlat, runScript } from './run-script';
 
 /**
@@ -103,6 +108,14 @@ export class RedisQueueBackend implements QueueBackend {
     );
     throwIfErrorCode(reply, request.jobId, `moveToFinished(${request.outcome})`);
     return Array.isArray(reply) ? parseFetchReply(reply) : undefined;
+  }
+
+  fetchJobBatch(request: BatchFetchRequest): Promise<BatchFetchResult> {
+    return fetchJobBatch(this.client, this.keys, request);
+  }
+
+  completeJobBatch(request: CompleteBatchRequest): Promise<CompleteBatchResult> {
+    return completeJobBatch(this.client, this.keys, request);
   }
 
   async retryJob(request: RetryRequest): Promise<void> {
@@ -273,16 +286,6 @@ export class RedisQueueBackend implements QueueBackend {
     const hash = await this.client.hgetall(this.keys.job(jobId));
     return Object.keys(hash).length > 0 ? hash : undefined;
   }
-}
-
-function identityJson(identity: FetchIdentity): string {
-  return JSON.stringify({
-    token: identity.token,
-    lockDuration: identity.lockDuration,
-    limitMax: identity.limiter?.max,
-    limitDuration: identity.limiter?.duration,
-    name: identity.name,
-  });
 }
 
 function parseFetchReply(reply: unknown): FetchResult {

@@ -1,0 +1,44 @@
+--- @include "fetchNextJob"
+-- Hands a BatchWorker up to `batchSize` jobs, each taken exactly as fetchNextJob takes one (rate
+-- limits count every job, global and group concurrency hold, each job is locked with the
+-- batch's token and announced `active`). The batch stops before the job whose data would bring
+-- the sum of the batch's data sizes past `maxBytes`; the first job always comes, however big,
+-- so an oversized job is never starved. maxBytes 0 means no byte budget.
+-- Returns {{jobHashFlat...}, {jobId...}, 0, 0}, or fetchNextJob's "no job" tuple
+-- {0, 0, rateLimitTtl, nextWakeTs} when not even the first job could be taken.
+
+local function dataSizeOfFlatHash(flat)
+  for i = 1, #flat, 2 do
+    if flat[i] == "data" then
+      return #flat[i + 1]
+    end
+  end
+  return 0
+end
+
+local function fetchJobBatch(k, Q, now, w, batchSize, maxBytes)
+  local first = fetchNextJob(k, Q, now, w, {later = false})
+  if first[1] == 0 then
+    return first
+  end
+  local hashes, ids = {first[1]}, {first[2]}
+  local used = dataSizeOfFlatHash(first[1])
+  local batch = {later = true}
+  if maxBytes > 0 then
+    batch.fits = function(jobId)
+      return used + redis.call("HSTRLEN", Q .. jobId, "data") <= maxBytes
+    end
+  end
+  while #ids < batchSize do
+    local nextJob = fetchNextJob(k, Q, now, w, batch)
+    if nextJob[1] == 0 then
+      break
+    end
+    hashes[#hashes + 1] = nextJob[1]
+    ids[#ids + 1] = nextJob[2]
+    used = used + dataSizeOfFlatHash(nextJob[1])
+  end
+  -- The marker this worker consumed may have stood for more jobs: let the next idle worker try.
+  redis.call("ZADD", k.marker, 0, "0")
+  return {hashes, ids, 0, 0}
+end

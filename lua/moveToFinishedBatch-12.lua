@@ -1,0 +1,67 @@
+--[[
+  Completes the jobs of a BatchWorker's batch in one call, each exactly as moveToFinished
+  completes one (events, parents, deduplication, metrics, removeOnComplete), then optionally
+  hands the worker its next batch. The finished set and the events stream are trimmed once per
+  call, not once per job.
+
+  KEYS[1] wait      KEYS[5] stalled   KEYS[9]  pc
+  KEYS[2] active    KEYS[6] limiter   KEYS[10] marker
+  KEYS[3] prioritized KEYS[7] delayed KEYS[11] completed
+  KEYS[4] events    KEYS[8] meta      KEYS[12] metrics:completed
+
+  ARGV[1] Q   ARGV[2] now (becomes finishedOn)   ARGV[3] the batch's lock token
+  ARGV[4] JSON array of [jobId, returnvalue JSON, keep rule JSON] (see moveToFinished-13.lua)
+  ARGV[5] max metrics data points, or "" when metrics are off
+  ARGV[6] fetch the next batch "1" | "0"
+  ARGV[7] JSON worker table for the next batch {token, lockDuration, limitMax?, ...}
+  ARGV[8] next batch size   ARGV[9] next batch byte budget (0: none)
+
+  Returns {{code per job, in order: 0 or a negative error code of moveToFinished}, next} where
+  next is 0 or fetchJobBatch's reply.
+]]
+--- @include "getMaxEvents"
+--- @include "finishActiveJob"
+--- @include "trimFinishedJobs"
+--- @include "fetchJobBatch"
+
+local Q = ARGV[1]
+local now = tonumber(ARGV[2])
+local k = {active = KEYS[2], stalled = KEYS[5], events = KEYS[4], finished = KEYS[11]}
+local metricsMax = tonumber(ARGV[5])
+
+local codes = {}
+local rules = {}
+for i, entry in ipairs(cjson.decode(ARGV[4])) do
+  local keep = cjson.decode(entry[3])
+  codes[i] = finishActiveJob(k, Q, {
+    jobId = entry[1], token = ARGV[3], now = now, target = "completed", field = "returnvalue",
+    value = entry[2], fieldsJson = "[]", keepCount = keep.count, attempts = 0,
+    metricsKey = metricsMax and KEYS[12] or nil, metricsMax = metricsMax})
+  if codes[i] == 0 and keep.count ~= 0 then
+    rules[entry[3]] = keep
+  end
+end
+-- Jobs of one batch usually share one keep rule: the finished set is trimmed once per rule.
+for _, keep in pairs(rules) do
+  trimFinishedJobs(KEYS[11], Q, now, keep)
+end
+redis.call("XTRIM", KEYS[4], "MAXLEN", "~", getMaxEvents(KEYS[8]))
+
+local nextBatch = 0
+if ARGV[6] == "1" then
+  local keys = {wait = KEYS[1], active = KEYS[2], prioritized = KEYS[3], events = KEYS[4],
+    limiter = KEYS[6], delayed = KEYS[7], meta = KEYS[8], pc = KEYS[9], marker = KEYS[10]}
+  nextBatch = fetchJobBatch(keys, Q, now, cjson.decode(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]))
+end
+
+local fetched = nextBatch ~= 0 and nextBatch[1] ~= 0
+local ready = redis.call("LLEN", KEYS[1]) + redis.call("ZCARD", KEYS[3]) + redis.call("LLEN", Q .. "groups")
+if not fetched and ready == 0 and redis.call("LLEN", KEYS[2]) == 0 then
+  redis.call("XADD", KEYS[4], "*", "event", "drained")
+end
+-- As moveToFinished: under a global concurrency cap a freed slot wakes an idle worker.
+if not fetched and ready > 0 and redis.call("HEXISTS", KEYS[8], "concurrency") == 1
+    and not isPausedOrMaxed(KEYS[8], KEYS[2]) then
+  redis.call("ZADD", KEYS[10], 0, "0")
+end
+return {codes, nextBatch}
