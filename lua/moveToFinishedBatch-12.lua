@@ -54,14 +54,17 @@ if ARGV[6] == "1" then
   nextBatch = fetchJobBatch(keys, Q, now, cjson.decode(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]))
 end
 
-local fetched = nextBatch ~= 0 and nextBatch[1] ~= 0
-local ready = redis.call("LLEN", KEYS[1]) + redis.call("ZCARD", KEYS[3]) + redis.call("LLEN", Q .. "groups")
-if not fetched and ready == 0 and redis.call("LLEN", KEYS[2]) == 0 then
-  redis.call("XADD", KEYS[4], "*", "event", "drained")
-end
--- As moveToFinished: under a global concurrency cap a freed slot wakes an idle worker.
-if not fetched and ready > 0 and redis.call("HEXISTS", KEYS[8], "concurrency") == 1
-    and not isPausedOrMaxed(KEYS[8], KEYS[2]) then
-  redis.call("ZADD", KEYS[10], 0, "0")
+local fetchedJob = nextBatch ~= 0 and nextBatch[1] ~= 0
+if not fetchedJob then
+  local ready = redis.call("LLEN", KEYS[1]) + redis.call("ZCARD", KEYS[3]) + redis.call("LLEN", Q .. "groups")
+  if ready == 0 and redis.call("LLEN", KEYS[2]) == 0 then
+    redis.call("XADD", KEYS[4], "*", "event", "drained")
+  end
+  -- Under a global concurrency cap, adds write no marker while the queue is full: when a slot
+  -- frees and nobody here took it, wake an idle worker instead of leaving it to its drain delay.
+  if ready > 0 and redis.call("HEXISTS", KEYS[8], "concurrency") == 1
+      and not isPausedOrMaxed(KEYS[8], KEYS[2]) then
+    redis.call("ZADD", KEYS[10], 0, "0")
+  end
 end
 return {codes, nextBatch}

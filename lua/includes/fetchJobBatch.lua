@@ -8,22 +8,18 @@
 -- {0, 0, rateLimitTtl, nextWakeTs} when not even the first job could be taken.
 
 local function dataSizeOfFlatHash(flat)
-  for i = 1, #flat, 2 do
-    if flat[i] == "data" then
-      return #flat[i + 1]
-    end
-  end
-  return 0
+  return #(flatField(flat, "data") or "")
 end
 
 local function fetchJobBatch(k, Q, now, w, batchSize, maxBytes)
-  local first = fetchNextJob(k, Q, now, w, {later = false})
+  local batch = {later = false}
+  local first = fetchNextJob(k, Q, now, w, batch)
   if first[1] == 0 then
     return first
   end
   local hashes, ids = {first[1]}, {first[2]}
   local used = dataSizeOfFlatHash(first[1])
-  local batch = {later = true}
+  batch.later = true
   if maxBytes > 0 then
     batch.fits = function(jobId)
       return used + redis.call("HSTRLEN", Q .. jobId, "data") <= maxBytes

@@ -11,15 +11,39 @@
 -- batch (BatchWorker fetches, see fetchJobBatch): nil, or {fits = function(jobId), later = bool}.
 --   `fits` is asked before a job is taken and a job that does not fit ends the batch, so the
 --   byte budget never takes a job out of its place in line; `later` (every job after the
---   batch's first) skips what one fetch per batch does: promoting due delayed jobs. A batch
---   fetch never writes the wake-up marker here; fetchJobBatch writes it once.
+--   batch's first) skips what one fetch per batch does: promoting due delayed jobs. The batch
+--   table also keeps the meta fields read by its first fetch. A batch fetch never writes the
+--   wake-up marker here; fetchJobBatch writes it once.
 
 -- Most grouped jobs found in the plain wait list (put there by a bullmq script, e.g. bullmq's
 -- stalled checker) that one fetch returns to their groups.
 local MAX_REGROUPED = 10
 
--- Pops the next ungrouped job (wait list, then prioritized) into active. A grouped job found
--- there goes back to the front of its group's line instead.
+-- A field of a flat HGETALL reply, or nil.
+local function flatField(flat, field)
+  for i = 1, #flat, 2 do
+    if flat[i] == field then
+      return flat[i + 1]
+    end
+  end
+  return nil
+end
+
+-- Sets (or appends) a field of a flat HGETALL reply, to match a write made after reading it.
+local function setFlatField(flat, field, value)
+  for i = 1, #flat, 2 do
+    if flat[i] == field then
+      flat[i + 1] = value
+      return
+    end
+  end
+  flat[#flat + 1] = field
+  flat[#flat + 1] = value
+end
+
+-- Pops the next ungrouped job (wait list, then prioritized) into active, and returns its id,
+-- false (the batch is not full) and its hash as read (one HGETALL serves the group check and
+-- the reply). A grouped job found there goes back to the front of its group's line instead.
 local function takeUngroupedJob(k, Q, fits)
   for _ = 1, MAX_REGROUPED do
     if fits then
@@ -46,9 +70,10 @@ local function takeUngroupedJob(k, Q, fits)
       jobId = popped[1]
       redis.call("LPUSH", k.active, jobId)
     end
-    local gid = redis.call("HGET", Q .. jobId, "gid")
+    local flat = redis.call("HGETALL", Q .. jobId)
+    local gid = flatField(flat, "gid")
     if not gid then
-      return jobId
+      return jobId, false, flat
     end
     redis.call("LREM", k.active, 1, jobId)
     pushGroupedJob(Q, gid, jobId, "RPUSH")
@@ -74,8 +99,12 @@ local function regroupStrays(k, Q)
 end
 
 local function fetchNextJob(k, Q, now, w, batch)
-  local meta = redis.call("HMGET", k.meta, "max", "duration")
-  local pausedOrMaxed = isPausedOrMaxed(k.meta, k.active)
+  -- A batch reads meta once: nothing else runs while this script does.
+  local meta = (batch and batch.meta) or redis.call("HMGET", k.meta, "max", "duration", "paused", "concurrency")
+  if batch then
+    batch.meta = meta
+  end
+  local pausedOrMaxed = isPausedOrMaxedFrom(meta[3], meta[4], k.active)
   if not (batch and batch.later) then
     promoteDueDelayedJobs(k.delayed, k.wait, k.prioritized, k.pc, k.events, k.marker, Q, now, pausedOrMaxed)
   end
@@ -111,16 +140,18 @@ local function fetchNextJob(k, Q, now, w, batch)
     return {0, 0, 0, 0}
   end
 
-  regroupStrays(k, Q)
   -- Grouped and ungrouped work take turns while both have some, so neither starves the other;
-  -- when the preferred side has nothing to hand out, the other side is tried.
+  -- when the preferred side has nothing to hand out, the other side is tried. Without groups in
+  -- the ring no turn is taken, and a stray grouped job in wait is regrouped when popped.
   local ringKey = Q .. "groups"
   local groupsFirst = false
-  if redis.call("LLEN", ringKey) > 0
-      and (redis.call("LLEN", k.wait) > 0 or redis.call("ZCARD", k.prioritized) > 0) then
-    groupsFirst = redis.call("INCR", Q .. "groups:turn") % 2 == 0
+  if redis.call("LLEN", ringKey) > 0 then
+    regroupStrays(k, Q)
+    if redis.call("LLEN", k.wait) > 0 or redis.call("ZCARD", k.prioritized) > 0 then
+      groupsFirst = redis.call("INCR", Q .. "groups:turn") % 2 == 0
+    end
   end
-  local jobId, gid, reopenTs, full = nil, nil, 0, false
+  local jobId, gid, reopenTs, full, flat = nil, nil, 0, false, nil
   if groupsFirst then
     jobId, gid, full = takeGroupedJob(Q, now, fits)
     if not jobId then
@@ -129,7 +160,7 @@ local function fetchNextJob(k, Q, now, w, batch)
     end
   end
   if not jobId and not full then
-    jobId, full = takeUngroupedJob(k, Q, fits)
+    jobId, full, flat = takeUngroupedJob(k, Q, fits)
   end
   if not jobId and not groupsFirst and not full then
     jobId, gid, full = takeGroupedJob(Q, now, fits)
@@ -155,7 +186,13 @@ local function fetchNextJob(k, Q, now, w, batch)
   end
 
   local jobKey = Q .. jobId
-  if maxJobs and redis.call("HEXISTS", jobKey, "defa") == 0 then
+  local hasDeferredFailure
+  if flat then
+    hasDeferredFailure = flatField(flat, "defa") ~= nil
+  elseif maxJobs then
+    hasDeferredFailure = redis.call("HEXISTS", jobKey, "defa") == 1
+  end
+  if maxJobs and not hasDeferredFailure then
     -- Fixed window: the first start in a window opens it for `duration` ms.
     if redis.call("INCR", k.limiter) == 1 and duration then
       redis.call("PEXPIRE", k.limiter, math.floor(math.abs(duration)))
@@ -174,10 +211,20 @@ local function fetchNextJob(k, Q, now, w, batch)
   else
     redis.call("HSET", jobKey, "processedOn", now)
   end
-  redis.call("HINCRBY", jobKey, "ats", 1)
+  local attemptsStarted = redis.call("HINCRBY", jobKey, "ats", 1)
   -- The marker this worker consumed may have stood for more jobs: let the next idle worker try.
   if not batch then
     redis.call("ZADD", k.marker, 0, "0")
   end
-  return {redis.call("HGETALL", jobKey), jobId, 0, 0}
+  if flat then
+    -- The hash was read before this fetch's writes: apply them to the copy.
+    setFlatField(flat, "processedOn", string.format("%.0f", now))
+    if w.name then
+      setFlatField(flat, "pb", w.name)
+    end
+    setFlatField(flat, "ats", tostring(attemptsStarted))
+  else
+    flat = redis.call("HGETALL", jobKey)
+  end
+  return {flat, jobId, 0, 0}
 end

@@ -14,9 +14,7 @@
 -- Returns 0 or a negative error code (see moveToFinished-13.lua).
 local function finishActiveJob(k, Q, f)
   local jobKey = Q .. f.jobId
-  if redis.call("EXISTS", jobKey) == 0 then
-    return -1
-  end
+  -- A missing job passes these two checks (empty keys) and is refused by leaveActive with -1.
   if f.target == "completed" then
     if redis.call("SCARD", jobKey .. ":dependencies") ~= 0 then
       return -4
@@ -30,11 +28,15 @@ local function finishActiveJob(k, Q, f)
   if left < 0 then
     return left
   end
+  -- One read for everything below that depends on the job's links.
+  local links = redis.call("HMGET", jobKey, "gid", "deid", "parentKey", "parent")
   -- A grouped job frees its group slot (waking idle workers when the group was full).
-  leaveGroupActiveOf(Q, f.jobId)
+  if links[1] then
+    leaveGroupActive(Q, links[1], f.jobId)
+  end
 
   -- A simple (no TTL) deduplication window closes when its owner finishes.
-  local dedupId = redis.call("HGET", jobKey, "deid")
+  local dedupId = links[2]
   if dedupId then
     local dedupKey = Q .. "de:" .. dedupId
     if redis.call("PTTL", dedupKey) == -1 and redis.call("GET", dedupKey) == f.jobId then
@@ -43,7 +45,7 @@ local function finishActiveJob(k, Q, f)
   end
 
   -- Before the job may be deleted below: its parent needs its key, result and flags.
-  onChildFinished(jobKey, f.target, f.value, f.now)
+  onChildFinished(jobKey, f.target, f.value, f.now, {links[3], links[4]})
 
   local attemptsMade = redis.call("HINCRBY", jobKey, "atm", 1)
   if f.keepCount == 0 then

@@ -12,3 +12,15 @@ local function isPausedOrMaxed(metaKey, activeKey)
   end
   return false
 end
+
+-- The same rule from meta's `paused` and `concurrency` fields the caller already read.
+local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
+  if paused then
+    return true
+  end
+  local concurrency = tonumber(concurrencyField)
+  if concurrency then
+    return redis.call("LLEN", activeKey) >= concurrency
+  end
+  return false
+end

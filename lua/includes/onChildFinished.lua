@@ -9,8 +9,9 @@
 --   idof: the failure lands in <parent>:failed; the parent runs once nothing is pending;
 --   rdof: the child is dropped from the dependencies; the parent runs once nothing is pending;
 --   none: the child stays pending, so the parent keeps waiting.
-local function onChildFinished(jobKey, outcome, value, now)
-  local fields = redis.call("HMGET", jobKey, "parentKey", "parent")
+-- `known` (optional): the job's {parentKey, parent} fields when the caller already read them.
+local function onChildFinished(jobKey, outcome, value, now, known)
+  local fields = known or redis.call("HMGET", jobKey, "parentKey", "parent")
   local parentKey = fields[1]
   if not parentKey then
     return
