@@ -17,6 +17,12 @@ export const DEFAULTS = {
     maxBlockSeconds: 10,
     /** Extra time the watchdog grants a blocking call before declaring the connection lost. */
     blockWatchdogGraceMs: 1_000,
+    /**
+     * How often an idle worker fetches although no marker woke it (ms). Every add, retry,
+     * promotion and freed concurrency slot writes a marker, so this is a safety net, not the way
+     * work is found: an idle worker costs a blocking call per drainDelay and a fetch this often.
+     */
+    idleRecheckMs: 30_000,
     /** Pause before retrying after a Redis error in the fetch loop. */
     runRetryDelay: 1_000,
   },

@@ -296,7 +296,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
           this.drainedEmitted = true;
           this.emit('drained');
         }
-        await this.markerWaiter.wait(result.nextDelayedTs);
+        await this.markerWaiter.wait(result.nextDelayedTs, result.held === true);
       } catch (error) {
         if (this.stopping) break;
         this.emitError(error);

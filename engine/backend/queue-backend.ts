@@ -71,6 +71,8 @@ export type FetchResult =
       rateLimitTtl: number;
       /** > 0: due time (ms) of the earliest delayed job. */
       nextDelayedTs: number;
+      /** The queue is paused or at its global concurrency (no marker may announce the change). */
+      held?: boolean;
     };
 
 /** Normalised removeOnComplete / removeOnFail: count -1 keeps all, 0 removes the job. */

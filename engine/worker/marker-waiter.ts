@@ -22,6 +22,7 @@ export class MarkerWaiter {
     private readonly drainDelaySeconds: number,
     /** True once the wait should end (worker paused or closing). */
     private readonly stopped: () => boolean,
+    private readonly idleRecheckMs: number = DEFAULTS.worker.idleRecheckMs,
   ) {
     // A BZPOPMIN abandoned by the watchdog must not be re-sent on the new connection.
     blocking.options.autoResendUnfulfilledCommands = false;
@@ -36,9 +37,16 @@ export class MarkerWaiter {
     });
   }
 
-  /** Waits for work; `nextDelayedTs` (> 0) is when the earliest delayed job is due. */
-  async wait(nextDelayedTs: number): Promise<void> {
+  /**
+   * Waits for work; `nextDelayedTs` (> 0) is when the earliest delayed job is due. A block that
+   * times out with no marker and nothing due blocks again, so an idle worker sends one command
+   * per drainDelay; it returns (for a fetch) only after `idleRecheckMs`, as a safety net. A
+   * `held` queue (paused, or at its global concurrency) is polled every drainDelay instead:
+   * bullmq's scripts free a concurrency slot without writing a marker.
+   */
+  async wait(nextDelayedTs: number, held = false): Promise<void> {
     let blockUntil = nextDelayedTs;
+    const recheckAt = Date.now() + (held ? 0 : this.idleRecheckMs);
     while (!this.stopped()) {
       const now = Date.now();
       if (blockUntil > 0 && blockUntil <= now) return;
@@ -46,10 +54,14 @@ export class MarkerWaiter {
         blockUntil > 0
           ? Math.min((blockUntil - now) / 1000, DEFAULTS.worker.maxBlockSeconds)
           : this.drainDelaySeconds;
-      const score = await this.blockOnce(Math.max(seconds, 0.001));
-      if (score === undefined) return; // timed out or interrupted: poll again
-      if (score <= 0 || score <= Date.now()) return;
-      blockUntil = score;
+      const outcome = await this.blockOnce(Math.max(seconds, 0.001));
+      if (outcome === 'interrupted' || outcome === 'lost') return;
+      if (outcome === 'timeout') {
+        if (Date.now() >= recheckAt) return;
+        continue;
+      }
+      if (outcome <= 0 || outcome <= Date.now()) return;
+      blockUntil = outcome;
     }
   }
 
@@ -61,7 +73,10 @@ export class MarkerWaiter {
     }
   }
 
-  private async blockOnce(timeoutSeconds: number): Promise<number | undefined> {
+  /** The marker's score, or why there is none: timed out, interrupted, or the connection lost. */
+  private async blockOnce(
+    timeoutSeconds: number,
+  ): Promise<number | 'timeout' | 'interrupted' | 'lost'> {
     let watchdog: NodeJS.Timeout | undefined;
     const expired = new Promise<'expired'>((resolve) => {
       watchdog = setTimeout(
@@ -77,15 +92,15 @@ export class MarkerWaiter {
     pending.catch(() => undefined);
     try {
       const outcome = await Promise.race([pending, expired, interrupted]);
-      if (outcome === 'interrupted') return undefined;
+      if (outcome === 'interrupted') return 'interrupted';
       if (outcome === 'expired') {
         // Redis never answered: assume a dead socket and make a fresh one.
         this.blocking.disconnect(true);
-        return undefined;
+        return 'lost';
       }
-      return outcome;
+      return outcome ?? 'timeout';
     } catch (error) {
-      if (this.stopped()) return undefined;
+      if (this.stopped()) return 'interrupted';
       throw error;
     } finally {
       clearTimeout(watchdog);

@@ -3,8 +3,8 @@
 --- @include "promoteDueDelayedJobs"
 --- @include "groups"
 -- Hands the next runnable job to a worker, or explains why there is none.
--- Returns {jobHashFlat, jobId, 0, 0}, {0, 0, rateLimitTtlMs, 0}, {0, 0, 0, nextWakeTs}
--- or {0, 0, 0, 0} (paused, maxed, or nothing at all). nextWakeTs is the due time of the earliest
+-- Returns {jobHashFlat, jobId, 0, 0}, {0, 0, rateLimitTtlMs, 0}, {0, 0, 0, nextWakeTs},
+-- {0, 0, 0, 0, 1} (paused or at its global concurrency) or {0, 0, 0, 0} (nothing at all). nextWakeTs is the due time of the earliest
 -- delayed job (grouped or not) or, if sooner, when a rate-limited group may start a job again.
 -- k: table of keys {wait, active, prioritized, events, limiter, delayed, meta, pc, marker}
 -- w: worker table {token, lockDuration, limitMax, limitDuration, name}
@@ -137,7 +137,9 @@ local function fetchNextJob(k, Q, now, w, batch)
   end
 
   if pausedOrMaxed then
-    return {0, 0, 0, 0}
+    -- The 5th field says the queue holds its jobs back: a bullmq worker freeing a slot of a
+    -- global concurrency writes no marker, so an idle worker must poll rather than wait for one.
+    return {0, 0, 0, 0, 1}
   end
 
   -- Grouped and ungrouped work take turns while both have some, so neither starves the other;

@@ -86,7 +86,7 @@ function batchArgs(request: BatchFetchRequest): [string, number, number] {
 }
 
 function parseBatchReply(reply: unknown): BatchFetchResult {
-  const [hashes, ids, rateLimitTtl, nextDelayedTs] = reply as [unknown, unknown, unknown, unknown];
+  const [hashes, ids, rateLimitTtl, nextDelayedTs, held] = reply as unknown[];
   if (Array.isArray(hashes) && Array.isArray(ids)) {
     return {
       kind: 'batch',
@@ -100,5 +100,6 @@ function parseBatchReply(reply: unknown): BatchFetchResult {
     kind: 'none',
     rateLimitTtl: Number(rateLimitTtl) || 0,
     nextDelayedTs: Number(nextDelayedTs) || 0,
+    held: held === 1,
   };
 }

@@ -289,7 +289,7 @@ export class RedisQueueBackend implements QueueBackend {
 }
 
 function parseFetchReply(reply: unknown): FetchResult {
-  const [hash, jobId, rateLimitTtl, nextDelayedTs] = reply as [unknown, unknown, unknown, unknown];
+  const [hash, jobId, rateLimitTtl, nextDelayedTs, held] = reply as unknown[];
   if (Array.isArray(hash) && jobId) {
     return { kind: 'job', jobId: String(jobId), hash: flatToRecord(hash) };
   }
@@ -297,5 +297,6 @@ function parseFetchReply(reply: unknown): FetchResult {
     kind: 'none',
     rateLimitTtl: Number(rateLimitTtl) || 0,
     nextDelayedTs: Number(nextDelayedTs) || 0,
+    held: held === 1,
   };
 }
