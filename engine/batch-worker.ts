@@ -101,6 +101,7 @@ export class BatchWorker<
     };
   }
 
+  /** One batch per fetch, whatever the number of free slots (each slot runs a batch). */
   protected override async fetchWork(token: string): Promise<SlotFetch> {
     return asSlotFetch(await this.backend.fetchJobBatch(this.batchRequest(token)), token);
   }
@@ -256,7 +257,7 @@ export class BatchWorker<
 
   private acceptNextBatch(next: BatchFetchResult, token: string): FetchedBatch | undefined {
     const slot = asSlotFetch(next, token);
-    if (slot.kind === 'work') return slot.work as FetchedBatch;
+    if (slot.kind === 'work') return slot.works[0] as FetchedBatch;
     if (slot.rateLimitTtl > 0) this.limitUntil = Date.now() + slot.rateLimitTtl;
     return undefined;
   }
@@ -265,5 +266,5 @@ export class BatchWorker<
 function asSlotFetch(result: BatchFetchResult, token: string): SlotFetch {
   if (result.kind === 'none') return result;
   const batch: FetchedBatch = { token, jobs: result.jobs };
-  return { kind: 'work', work: batch };
+  return { kind: 'work', works: [batch] };
 }

@@ -23,6 +23,8 @@ export const DEFAULTS = {
      * work is found: an idle worker costs a blocking call per drainDelay and a fetch this often.
      */
     idleRecheckMs: 30_000,
+    /** Most jobs one fetch takes when several slots are free (one slot each). */
+    maxFetchBatch: 100,
     /** Pause before retrying after a Redis error in the fetch loop. */
     runRetryDelay: 1_000,
   },

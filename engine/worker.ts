@@ -39,8 +39,8 @@ export type Processor<DataType = any, ReturnType = any, NameType extends string 
 
 type FetchedJob = Extract<FetchResult, { kind: 'job' }> & { token: string };
 
-/** What a slot's fetch found: work to run, or why there is none (rate limit, next due time). */
-export type SlotFetch = { kind: 'work'; work: unknown } | Extract<FetchResult, { kind: 'none' }>;
+/** What a fetch found: work for one slot each, or why there is none (rate limit, next due time). */
+export type SlotFetch = { kind: 'work'; works: unknown[] } | Extract<FetchResult, { kind: 'none' }>;
 
 interface GracefulClose {
   deadline: Deadline;
@@ -283,9 +283,9 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
           await this.sleepUntilWoken(Math.min(waitForLimit, this.settings.maximumRateLimitDelay));
           continue;
         }
-        const result = await this.fetchWork(this.nextToken());
+        const result = await this.fetchWork(this.nextToken(), this.concurrency - this.slots.size);
         if (result.kind === 'work') {
-          this.startSlot(result.work);
+          for (const work of result.works) this.startSlot(work);
           continue;
         }
         if (result.rateLimitTtl > 0) {
@@ -325,13 +325,23 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
   }
 
   /**
-   * One fetch for a free slot: a job (a batch in BatchWorker), or why there is none. The unit a
-   * slot runs is opaque here so BatchWorker can run batches through the same loop, slots,
-   * pause and close logic.
+   * One fetch for the free slots: jobs (a batch in BatchWorker), or why there is none. The unit
+   * a slot runs is opaque here so BatchWorker can run batches through the same loop, slots,
+   * pause and close logic. With several slots free (a start, a burst after idling) one call
+   * takes a job for each, up to maxFetchBatch, instead of one round trip per slot.
    */
-  protected async fetchWork(token: string): Promise<SlotFetch> {
+  protected async fetchWork(token: string, freeSlots: number): Promise<SlotFetch> {
+    if (freeSlots > 1) {
+      const fetched = await this.backend.fetchJobBatch({
+        identity: this.identity(token),
+        batchSize: Math.min(freeSlots, DEFAULTS.worker.maxFetchBatch),
+        maxBatchBytes: 0,
+      });
+      if (fetched.kind === 'none') return fetched;
+      return { kind: 'work', works: fetched.jobs.map((job) => ({ kind: 'job', ...job, token })) };
+    }
     const result = await this.backend.fetchNextJob(this.identity(token));
-    return result.kind === 'job' ? { kind: 'work', work: { ...result, token } } : result;
+    return result.kind === 'job' ? { kind: 'work', works: [{ ...result, token }] } : result;
   }
 
   /** Runs one unit a slot fetched; returns the next one when the completion fetched it. */
@@ -655,7 +665,9 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     const moves = this.inFlight.inPhase('running').map((flight) => this.giveBack(flight));
     // In-process processors see the signal; sandboxed ones have their child killed.
     this.abort.abort();
-    const finishing = this.inFlight.inPhase('finishing').map((flight) => flight.done);
+    const finishing = this.inFlight
+      .inPhase('finishing')
+      .map((flight) => this.inFlight.whenDone(flight));
     // With Redis down these calls never return: give up on them rather than hang.
     await Promise.race([
       Promise.all([...moves, ...finishing]),

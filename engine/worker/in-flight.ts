@@ -2,6 +2,9 @@
  * The jobs a Worker is running, with how far each has got. closeGracefully needs the cut this
  * gives: a job whose processor has not returned by the deadline goes back to wait and its late
  * result is ignored; a job whose outcome is being written is left to finish.
+ *
+ * Kept small on purpose: a worker with concurrency 10,000 holds one Flight per running job, so a
+ * flight is a plain object and its "done" promise is only made when closeGracefully asks.
  */
 export type FlightPhase =
   /** The processor runs. */
@@ -15,26 +18,36 @@ export interface Flight {
   readonly jobId: string;
   readonly token: string;
   phase: FlightPhase;
-  /** Resolves once the Worker is done with the job (outcome written or given up). */
-  readonly done: Promise<void>;
+  /** Set by whenDone(): called once the Worker is done with the job. */
+  onDone?: () => void;
 }
 
 export class InFlightJobs {
-  private readonly flights = new Map<string, Flight & { resolve: () => void }>();
+  /** By job id: the jobs of one batch share a token. */
+  private readonly flights = new Map<string, Flight>();
 
   start(jobId: string, token: string): Flight {
-    let resolve!: () => void;
-    const done = new Promise<void>((res) => (resolve = res));
-    const flight = { jobId, token, phase: 'running' as FlightPhase, done, resolve };
-    this.flights.set(token, flight);
+    const flight: Flight = { jobId, token, phase: 'running' };
+    this.flights.set(jobId, flight);
     return flight;
   }
 
   end(flight: Flight): void {
-    const tracked = this.flights.get(flight.token);
-    if (tracked !== flight) return;
-    this.flights.delete(flight.token);
-    tracked.resolve();
+    if (this.flights.get(flight.jobId) !== flight) return;
+    this.flights.delete(flight.jobId);
+    flight.onDone?.();
+  }
+
+  /** Resolves once the Worker is done with the job (outcome written or given up). */
+  whenDone(flight: Flight): Promise<void> {
+    if (this.flights.get(flight.jobId) !== flight) return Promise.resolve();
+    return new Promise((resolve) => {
+      const previous = flight.onDone;
+      flight.onDone = () => {
+        previous?.();
+        resolve();
+      };
+    });
   }
 
   inPhase(phase: FlightPhase): Flight[] {

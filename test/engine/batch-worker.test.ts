@@ -256,6 +256,52 @@ describe('BatchWorker', () => {
     expect(later!.processedOn! - later!.timestamp).toBeGreaterThanOrEqual(300);
   });
 
+  it('closeGracefully gives every running job of a batch back to wait at the deadline', async () => {
+    const queue = newQueue('batch-graceful');
+    await queue.addBulk(['a', 'b', 'c'].map((id) => ({ name: id, data: {}, opts: { jobId: id } })));
+    const started: string[] = [];
+    const worker = new BatchWorker(
+      queue.name,
+      async (jobs: Job[]) => {
+        started.push(...jobs.map((job) => job.id));
+        await new Promise((resolve) => setTimeout(resolve, 5_000));
+        return jobs.map(() => 'late');
+      },
+      { connection: connection(), batchSize: 10 },
+    );
+    await waitFor(() => (started.length === 3 ? true : null));
+    const report = await worker.closeGracefully(200);
+    expect(report.returnedToWait.sort()).toEqual(['a', 'b', 'c']);
+    expect(await queue.getJobCounts('active', 'waiting')).toEqual({ active: 0, waiting: 3 });
+    const job = await queue.getJob('b');
+    expect(job?.attemptsMade).toBe(0);
+  });
+
+  it('a Worker with several free slots takes a job for each in one fetch', async () => {
+    const queue = newQueue('multi-fetch');
+    await queue.addBulk(Array.from({ length: 20 }, (_, i) => ({ name: 'n', data: { i } })));
+    const tokens: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    track(
+      new Worker(
+        queue.name,
+        async (job) => {
+          tokens.push(job.token!);
+          await gate;
+        },
+        { connection: connection(), concurrency: 20 },
+      ),
+    );
+    await waitFor(() => (tokens.length === 20 ? true : null));
+    // One fetch call for the 20 free slots: the jobs it took share its lock token.
+    expect(new Set(tokens).size).toBe(1);
+    release();
+    await waitFor(async () =>
+      (await queue.getJobCounts('completed')).completed === 20 ? 1 : null,
+    );
+  });
+
   it('refuses bad options with a ValidationError', () => {
     const make = (opts: object) => () =>
       new BatchWorker('q', async () => [], { connection: connection(), autorun: false, ...opts });

