@@ -25,6 +25,7 @@ import { resolveProcessorFile, SandboxedProcessor } from './sandbox/sandboxed-pr
 import { Deadline } from './worker/deadline';
 import { planFailure } from './worker/failure-plan';
 import { InFlightJobs, type Flight } from './worker/in-flight';
+import { CompletionBatcher, type CompletionResult } from './worker/completion-batcher';
 import { MarkerWaiter } from './worker/marker-waiter';
 import type { WorkerOptions } from './worker-options';
 import { validateWorkerOptions } from './worker-validation';
@@ -134,6 +135,8 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
   /** Wakes the fetch loop when a slot frees up, the worker resumes or closes. */
   private wake?: () => void;
   private readonly markerWaiter: MarkerWaiter;
+  /** Completions of one event-loop turn share one script call (see completion-batcher.ts). */
+  private readonly completions: CompletionBatcher;
 
   constructor(
     readonly name: string,
@@ -193,6 +196,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       () => this.stopping || this.paused,
     );
     this.scheduler = new JobScheduler(this.connection.client, this.keys, this);
+    this.completions = new CompletionBatcher(this.backend, () => this.opts.metrics?.maxDataPoints);
 
     this.lockRenewer = new LockRenewer(
       this.backend,
@@ -454,19 +458,22 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       return undefined;
     }
     const nextToken = this.nextToken();
-    let next: FetchResult | undefined;
+    let outcome: CompletionResult;
     try {
-      next = await this.backend.finishJob({
+      outcome = await this.completions.complete({
         jobId: job.id,
         token,
-        outcome: 'completed',
         value,
         keep: keepRule(job.opts.removeOnComplete, this.opts.removeOnComplete),
         attempts: job.opts.attempts ?? 0,
         fetchNext: this.fetchNextIdentity(nextToken),
-        metricsMaxDataPoints: this.opts.metrics?.maxDataPoints,
       });
     } catch (error) {
+      this.emitError(error);
+      return undefined;
+    }
+    const { error, next } = outcome;
+    if (error) {
       // A parent cannot complete while a child it depends on failed (or is still pending):
       // that is the job's failure, not an engine error.
       if (error instanceof FailedChildrenError) {
@@ -476,13 +483,14 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       } else {
         this.emitError(error);
       }
-      return undefined;
+    } else {
+      job.returnvalue = result;
+      job.finishedOn = Date.now();
+      job.attemptsMade += 1;
+      this.emit('completed', job, result, 'active');
     }
-    job.returnvalue = result;
-    job.finishedOn = Date.now();
-    job.attemptsMade += 1;
-    this.emit('completed', job, result, 'active');
-    return this.acceptNext(next, nextToken);
+    // A next job fetched along with a refused completion is still this worker's to run.
+    return this.acceptNext(next, next?.token ?? nextToken);
   }
 
   private acceptNext(next: FetchResult | undefined, token: string): FetchedJob | undefined {

@@ -10,7 +10,9 @@
   KEYS[4] events    KEYS[8] meta      KEYS[12] metrics:completed
 
   ARGV[1] Q   ARGV[2] now (becomes finishedOn)   ARGV[3] the batch's lock token
-  ARGV[4] JSON array of [jobId, returnvalue JSON, keep rule JSON] (see moveToFinished-13.lua)
+  ARGV[4] JSON array of [jobId, returnvalue JSON, keep rule JSON, lock token?] (see
+          moveToFinished-13.lua); a job's own token, when given, wins over ARGV[3] (a Worker
+          completes jobs fetched by different calls together)
   ARGV[5] max metrics data points, or "" when metrics are off
   ARGV[6] fetch the next batch "1" | "0"
   ARGV[7] JSON worker table for the next batch {token, lockDuration, limitMax?, ...}
@@ -34,7 +36,7 @@ local rules = {}
 for i, entry in ipairs(cjson.decode(ARGV[4])) do
   local keep = cjson.decode(entry[3])
   codes[i] = finishActiveJob(k, Q, {
-    jobId = entry[1], token = ARGV[3], now = now, target = "completed", field = "returnvalue",
+    jobId = entry[1], token = entry[4] or ARGV[3], now = now, target = "completed", field = "returnvalue",
     value = entry[2], fieldsJson = "[]", keepCount = keep.count, attempts = 0,
     metricsKey = metricsMax and KEYS[12] or nil, metricsMax = metricsMax})
   if codes[i] == 0 and keep.count ~= 0 then

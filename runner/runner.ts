@@ -53,13 +53,15 @@ export async function startRunner(settings: RunnerSettings, logger: Logger): Pro
   for (const { folder, error } of unreadable) fail(folder, error, 'FOLDER_UNREADABLE');
 
   let shuttingDown = false;
+  let modulesLoaded = false;
   let stopRequested!: () => void;
   const stopping = new Promise<void>((resolve) => (stopRequested = resolve));
   const probe = new RedisProbe(settings.redisUrl, logger);
 
   const readiness = async (): Promise<Readiness> => {
     if (shuttingDown) return { ready: false, status: 'shutting down' };
-    if (!host.isEveryWorkerRunning()) return { ready: false, status: 'starting' };
+    // Before every module is loaded the host's list is incomplete (an empty list is "all running").
+    if (!modulesLoaded || !host.isEveryWorkerRunning()) return { ready: false, status: 'starting' };
     if (!(await probe.ping())) return { ready: false, status: 'redis unreachable' };
     return { ready: true, status: 'ready' };
   };
@@ -109,6 +111,7 @@ export async function startRunner(settings: RunnerSettings, logger: Logger): Pro
       else fail(file, error instanceof Error ? error.message : String(error), 'WORKER_FAILED');
     }
   }
+  modulesLoaded = true;
   if (host.hosted.length === 0) {
     logger.warn(
       { processorsDirs: settings.processorsDirs },

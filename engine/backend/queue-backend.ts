@@ -113,7 +113,8 @@ export type BatchFetchResult =
 export interface CompleteBatchRequest {
   /** The batch's lock token (every job of a batch is locked with it). */
   token: string;
-  jobs: { jobId: string; value: string; keep: KeepRule }[];
+  /** `token`: the job's own lock token when it differs from the batch's. */
+  jobs: { jobId: string; value: string; keep: KeepRule; token?: string }[];
   metricsMaxDataPoints?: number;
   /** When set, the same call hands the worker its next batch. */
   fetchNext?: BatchFetchRequest;

@@ -65,7 +65,14 @@ export async function completeJobBatch(
       k.base,
       request.now ?? Date.now(),
       request.token,
-      JSON.stringify(request.jobs.map((job) => [job.jobId, job.value, JSON.stringify(job.keep)])),
+      JSON.stringify(
+        request.jobs.map((job) => [
+          job.jobId,
+          job.value,
+          JSON.stringify(job.keep),
+          job.token ?? request.token,
+        ]),
+      ),
       request.metricsMaxDataPoints ?? '',
       fetchNext ? '1' : '0',
       ...(fetchNext ? batchArgs(fetchNext) : ['', 0, 0]),

@@ -1,0 +1,119 @@
+/**
+ * A Worker's completions that arrive in the same turn of the event loop (a worker with high
+ * concurrency finishes many jobs at once) go to Redis together: one moveToFinishedBatch call
+ * completes all of them, each exactly as moveToFinished would, and takes one next job for each
+ * completion that wants one. A lone completion keeps the one-job script. Redis state and events
+ * are the same either way; what is shared is the script call, its key list and its round trip.
+ */
+import type { FetchIdentity, FetchResult, KeepRule, QueueBackend } from '../backend/queue-backend';
+import { OxmqError } from '../errors';
+
+export interface Completion {
+  jobId: string;
+  /** The lock token the job was fetched with. */
+  token: string;
+  /** The return value as JSON. */
+  value: string;
+  keep: KeepRule;
+  attempts: number;
+  /** The identity to fetch the next job with (its token), or undefined for no next job. */
+  fetchNext?: FetchIdentity;
+}
+
+/** The job's outcome: an error when Redis refused to complete it, and the next job if any. */
+export interface CompletionResult {
+  error?: Error;
+  next?: FetchResult & { token?: string };
+}
+
+interface Pending extends Completion {
+  resolve: (result: CompletionResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Most completions in one call. */
+const MAX_BATCH = 100;
+
+export class CompletionBatcher {
+  private pending: Pending[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly backend: QueueBackend,
+    private readonly metricsMaxDataPoints: () => number | undefined,
+  ) {}
+
+  complete(completion: Completion): Promise<CompletionResult> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ ...completion, resolve, reject });
+      if (this.pending.length >= MAX_BATCH) this.flush();
+      else if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    const sent = batch.length === 1 ? this.sendOne(batch[0]!) : this.sendMany(batch);
+    sent.catch((error: unknown) => {
+      for (const entry of batch) entry.reject(error);
+    });
+  }
+
+  private async sendOne(entry: Pending): Promise<void> {
+    try {
+      const next = await this.backend.finishJob({
+        jobId: entry.jobId,
+        token: entry.token,
+        outcome: 'completed',
+        value: entry.value,
+        keep: entry.keep,
+        attempts: entry.attempts,
+        fetchNext: entry.fetchNext,
+        metricsMaxDataPoints: this.metricsMaxDataPoints(),
+      });
+      entry.resolve({ next: next && { ...next, token: entry.fetchNext?.token } });
+    } catch (error) {
+      // A script's refusal (a typed error) belongs to this job alone.
+      if (error instanceof OxmqError) entry.resolve({ error });
+      else throw error;
+    }
+  }
+
+  private async sendMany(batch: Pending[]): Promise<void> {
+    const wanting = batch.filter((entry) => entry.fetchNext);
+    const identity = wanting[0]?.fetchNext;
+    const { errors, next } = await this.backend.completeJobBatch({
+      // Each job with its own token; the batch token is only a fallback the script never needs.
+      token: batch[0]!.token,
+      jobs: batch.map((entry) => ({
+        jobId: entry.jobId,
+        value: entry.value,
+        keep: entry.keep,
+        token: entry.token,
+      })),
+      metricsMaxDataPoints: this.metricsMaxDataPoints(),
+      fetchNext: identity && { identity, batchSize: wanting.length, maxBatchBytes: 0 },
+    });
+    // The next jobs share the token of the first identity: hand one to each completion that
+    // wanted one, in order; a "none" (rate limited, empty) goes to all of them.
+    const jobs = next?.kind === 'batch' ? [...next.jobs] : [];
+    for (const [index, entry] of batch.entries()) {
+      const error = errors[index];
+      let given: CompletionResult['next'];
+      if (entry.fetchNext && next) {
+        if (next.kind === 'none') given = next;
+        else {
+          const job = jobs.shift();
+          if (job) given = { kind: 'job', ...job, token: identity!.token };
+        }
+      }
+      entry.resolve({ error, next: given });
+    }
+  }
+}

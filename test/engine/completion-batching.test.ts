@@ -1,0 +1,71 @@
+/**
+ * A Worker's completions of one event-loop turn share one script call (moveToFinishedBatch):
+ * every job still completes with its own return value and event, a refused completion (its lock
+ * was lost) affects only that job, and the next jobs come back in the same call.
+ */
+import { describe, expect, it } from 'vitest';
+import { Queue, QueueEvents, Worker } from '../../engine';
+import { useCleanup } from '../helpers/cleanup';
+import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
+
+const track = useCleanup();
+
+describe('completion batching', () => {
+  it('completes jobs finishing together in one call, each with its value and event', async () => {
+    const name = uniqueQueueName('coalesce');
+    const queue = track(new Queue(name, { connection: redisOptions() }));
+    const events = track(new QueueEvents(name, { connection: redisOptions() }));
+    await events.waitUntilReady();
+    const heard = new Map<string, string>();
+    events.on('completed', ({ jobId, returnvalue }) => heard.set(jobId, String(returnvalue)));
+    const redis = track(rawClient());
+    await queue.addBulk(Array.from({ length: 30 }, (_, i) => ({ name: 'n', data: { i } })));
+
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const started: string[] = [];
+    const worker = track(
+      new Worker(
+        name,
+        async (job) => {
+          started.push(job.id);
+          await gate;
+          return `done ${job.id}`;
+        },
+        { connection: redisOptions(), concurrency: 20 },
+      ),
+    );
+    const errors: Error[] = [];
+    worker.on('error', (error: Error) => errors.push(error));
+    const completed: string[] = [];
+    worker.on('completed', (job) => completed.push(job.id));
+    await waitFor(() => (started.length === 20 ? true : null));
+    // Job 5 loses its lock while it runs: its completion is refused, the others' are not.
+    await redis.del(`bull:${name}:5:lock`);
+
+    let scriptCalls = 0;
+    const client = worker.client;
+    const send = client.sendCommand.bind(client);
+    client.sendCommand = (command, stream) => {
+      if (command.name === 'evalsha' || command.name === 'eval') scriptCalls += 1;
+      return send(command, stream);
+    };
+    release();
+    await waitFor(() => (completed.length === 29 ? true : null));
+    // 20 completions at once: one call (plus the remaining 10 jobs' own completions, which
+    // were fetched by that call and finish together too).
+    expect(scriptCalls).toBeLessThanOrEqual(4);
+    expect(completed).not.toContain('5');
+    expect(errors.map((error) => error.message)).toEqual([
+      expect.stringContaining('Missing lock for job 5'),
+    ]);
+    const job = await queue.getJob('17');
+    expect(job).toMatchObject({ returnvalue: 'done 17', attemptsMade: 1 });
+    await waitFor(() => (heard.size === 29 ? true : null));
+    expect(heard.get('17')).toBe('done 17');
+    expect(await queue.getJobCounts('completed', 'waiting')).toEqual({
+      completed: 29,
+      waiting: 0,
+    });
+  });
+});
