@@ -2,7 +2,7 @@
  * The workers of a runner: one engine Worker per loaded processor module, in-process or
  * sandboxed, with their state for /health and their failures in the log.
  */
-import { Worker, type Job, type WorkerOptions } from '../engine';
+import { BatchWorker, Worker, type BatchProcessor, type Job, type WorkerOptions } from '../engine';
 import type { Logger } from './logger';
 import type { LoadedProcessor } from './processor-module';
 import type { SandboxMode } from './processor-options';
@@ -51,7 +51,7 @@ export class ProcessorHost {
   }
 
   start(processor: LoadedProcessor): HostedProcessor {
-    const { sandbox = false, prefix: _prefix, ...workerSettings } = processor.options;
+    const { sandbox = false, prefix: _prefix, batch, ...workerSettings } = processor.options;
     const prefix = this.prefixOf(processor);
     const options: WorkerOptions = {
       ...workerSettings,
@@ -60,8 +60,14 @@ export class ProcessorHost {
     };
     // A sandboxed worker gets the module's path: the engine loads it again in each child and
     // uses only its default export, so a crash there fails the job, not this process.
-    const worker =
-      sandbox === false
+    const worker = batch
+      ? // In batch mode the module's default export takes the jobs array (see ProcessorOptions).
+        new BatchWorker(processor.queue, processor.process as unknown as BatchProcessor, {
+          ...options,
+          batchSize: batch.size,
+          maxBatchBytes: batch.maxBytes,
+        })
+      : sandbox === false
         ? new Worker(processor.queue, processor.process, options)
         : new Worker(processor.queue, processor.file, {
             ...options,

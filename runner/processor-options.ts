@@ -35,6 +35,12 @@ export interface ProcessorOptions {
   name?: string;
   /** Fail jobs that were started more than this many times. */
   maxStartedAttempts?: number;
+  /**
+   * Batch mode: the module's default export gets an array of jobs and returns one result per
+   * job (an Error fails that job alone); see BatchWorker. `size`: most jobs per batch (default
+   * 100); `maxBytes`: byte budget of a batch's data (default none). Not with `sandbox`.
+   */
+  batch?: { size?: number; maxBytes?: number };
 }
 
 const positiveInt = z.number().int().min(1, 'must be an integer of at least 1');
@@ -51,27 +57,38 @@ const keepJobs = z.union([
   }),
 ]);
 
-export const PROCESSOR_OPTIONS_SCHEMA = z.strictObject({
-  concurrency: positiveInt.optional(),
-  limiter: z.strictObject({ max: positiveInt, duration: positiveMs }).optional(),
-  sandbox: z
-    .union([z.literal(false), z.literal('process'), z.literal('thread')], {
-      error: "must be false, 'process' or 'thread'",
-    })
-    .optional(),
-  prefix: z
-    .string()
-    .regex(/^[^\s*?[\]\\]+$/, 'must be a key prefix without spaces, * ? [ ] or \\')
-    .optional(),
-  lockDuration: positiveMs.optional(),
-  stalledInterval: positiveMs.optional(),
-  maxStalledCount: nonNegativeInt.optional(),
-  removeOnComplete: keepJobs.optional(),
-  removeOnFail: keepJobs.optional(),
-  metrics: z.strictObject({ maxDataPoints: positiveInt }).optional(),
-  name: z.string().min(1, 'must be a non-empty string').optional(),
-  maxStartedAttempts: nonNegativeInt.optional(),
-}) satisfies z.ZodType<ProcessorOptions>;
+export const PROCESSOR_OPTIONS_SCHEMA = z
+  .strictObject({
+    concurrency: positiveInt.optional(),
+    limiter: z.strictObject({ max: positiveInt, duration: positiveMs }).optional(),
+    sandbox: z
+      .union([z.literal(false), z.literal('process'), z.literal('thread')], {
+        error: "must be false, 'process' or 'thread'",
+      })
+      .optional(),
+    prefix: z
+      .string()
+      .regex(/^[^\s*?[\]\\]+$/, 'must be a key prefix without spaces, * ? [ ] or \\')
+      .optional(),
+    lockDuration: positiveMs.optional(),
+    stalledInterval: positiveMs.optional(),
+    maxStalledCount: nonNegativeInt.optional(),
+    removeOnComplete: keepJobs.optional(),
+    removeOnFail: keepJobs.optional(),
+    metrics: z.strictObject({ maxDataPoints: positiveInt }).optional(),
+    name: z.string().min(1, 'must be a non-empty string').optional(),
+    maxStartedAttempts: nonNegativeInt.optional(),
+    batch: z
+      .strictObject({
+        size: positiveInt.max(10_000, 'must be at most 10000').optional(),
+        maxBytes: nonNegativeInt.optional(),
+      })
+      .optional(),
+  })
+  .refine((options) => !(options.batch && options.sandbox), {
+    message: 'batch and sandbox cannot be combined (a batch runs in the runner process)',
+    path: ['batch'],
+  }) satisfies z.ZodType<ProcessorOptions>;
 
 /** Turns zod issues into one line per problem: `options.concurrency: must be ...`. */
 export function describeOptionIssues(error: z.ZodError, root = 'options'): string[] {

@@ -55,6 +55,35 @@ describe('worker runner: resilience', () => {
     expect(job?.returnvalue).toMatchObject({ pid: runner.pid, isMainThread: false, n: 3 });
   });
 
+  it('runs a batch-mode module as a BatchWorker, failing only the jobs it returns an Error for', async () => {
+    const runner = startRunner({
+      modules: {
+        'batched.ts': fixture('batched.ts'),
+        'batch-sandboxed.ts': fixture('batch-sandboxed.ts'),
+      },
+    });
+    await runner.ready();
+    const batched = queueOf(runner, 'batched');
+    await batched.pause();
+    const jobs = await batched.addBulk(
+      [1, 2, 3, 4, 5, 6, -7].map((n) => ({ name: 'n', data: { n }, opts: { jobId: `n${n}` } })),
+    );
+    await batched.resume();
+    const results = await Promise.all(jobs.map((job) => finished(batched, job.id)));
+    expect(results[0]?.returnvalue).toEqual({ tenfold: 10, batch: 5 });
+    expect(results[5]?.returnvalue).toEqual({ tenfold: 60, batch: 2 });
+    expect(results[6]?.failedReason).toBe('negative: -7');
+
+    const failed = (await runner.get('/health')).body.failed as { file: string; error: string }[];
+    expect(failed).toEqual([
+      expect.objectContaining({
+        file: `${runner.processorsDir}/batch-sandboxed.ts`,
+        code: 'INVALID_OPTIONS',
+        error: expect.stringContaining('batch and sandbox cannot be combined'),
+      }),
+    ]);
+  });
+
   it('reports modules that do not load, each with its reason, and serves the rest', async () => {
     const runner = startRunner({
       modules: {
