@@ -1,0 +1,33 @@
+--[[
+  Adds several jobs of one queue in one call (Queue.addBulk), each exactly as addJob adds one.
+  One call instead of one per job inside a MULTI: the same atomicity (nothing else runs between
+  the adds), without a script invocation and its key list per job.
+
+  KEYS[1] wait      KEYS[5] prioritized  KEYS[9]  active
+  KEYS[2] meta      KEYS[6] pc           KEYS[10] waiting-children
+  KEYS[3] id        KEYS[7] marker       KEYS[11] completed
+  KEYS[4] delayed   KEYS[8] events
+
+  ARGV[1] JSON array of job tables (see includes/insertJob.lua), each with `base`
+  ARGV[2] now (ms)
+
+  Returns one reply per job, in order: {jobId, 0 | 1 | 2} as addJob, or a negative error code.
+  A job refused (missing parent, parent taken) does not stop the others, as in a MULTI.
+]]
+--- @include "insertJob"
+
+local now = tonumber(ARGV[2])
+local replies = {}
+for i, job in ipairs(cjson.decode(ARGV[1])) do
+  local jobId, outcome = insertJob(queueKeysFromKeys(job.base, 1), job, now)
+  if not jobId then
+    replies[i] = outcome
+  elseif outcome == "duplicate" then
+    replies[i] = {jobId, 1}
+  elseif outcome == "deduplicated" then
+    replies[i] = {jobId, 2}
+  else
+    replies[i] = {jobId, 0}
+  end
+end
+return replies
