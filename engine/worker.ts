@@ -196,7 +196,11 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       () => this.stopping || this.paused,
     );
     this.scheduler = new JobScheduler(this.connection.client, this.keys, this);
-    this.completions = new CompletionBatcher(this.backend, () => this.opts.metrics?.maxDataPoints);
+    this.completions = new CompletionBatcher(
+      this.backend,
+      () => this.opts.metrics?.maxDataPoints,
+      this.concurrency > 1,
+    );
 
     this.lockRenewer = new LockRenewer(
       this.backend,

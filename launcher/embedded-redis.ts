@@ -134,6 +134,17 @@ function isRedisServer(pid: number): boolean {
   }
 }
 
+/** A client for one probe or command: no retries, no reconnects, errors left to the caller. */
+function oneShotClient(url: string): Redis {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  client.on('error', () => undefined);
+  return client;
+}
+
 /** PING until Redis answers PONG (not LOADING: a big append-only file takes a while to load). */
 async function waitUntilServing(
   url: string,
@@ -148,12 +159,7 @@ async function waitUntilServing(
         `redis-server exited during startup (${await child.exited}); see ${path.join(dir, 'redis.log')}`,
       );
     }
-    const client = new Redis(url, {
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
-    client.on('error', () => undefined);
+    const client = oneShotClient(url);
     try {
       await client.connect();
       if ((await client.ping()) === 'PONG') return;
@@ -172,12 +178,7 @@ async function waitUntilServing(
 
 async function shutdown(url: string, child: ManagedChild): Promise<void> {
   if (!child.running()) return;
-  const client = new Redis(url, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  client.on('error', () => undefined);
+  const client = oneShotClient(url);
   try {
     await client.connect();
     // The server closes the connection as it exits, so the reply is an error or nothing.

@@ -16,18 +16,15 @@ import {
   type LogLevel,
 } from '../config/fields';
 import { loadSettings } from '../config/load-settings';
+import { CONSOLE_ENV_KEYS } from '../lib/server/env';
 
-/** Passed through to the console as they are; the console's own schema checks them. */
-export const CONSOLE_SETTING_NAMES = [
-  'OXMQ_PREFIXES',
-  'OXMQ_ADMIN_USER',
-  'OXMQ_ADMIN_PASSWORD',
-  'OXMQ_USERS',
-  'OXMQ_READ_ONLY',
-  'OXMQ_REDACT_KEYS',
-  'NEXTAUTH_SECRET',
-  'NEXTAUTH_URL',
-] as const;
+/**
+ * Passed through to the console as they are (its own schema checks them), except REDIS_URL,
+ * which the launcher decides (embedded or external).
+ */
+export const CONSOLE_SETTING_NAMES = CONSOLE_ENV_KEYS.filter(
+  (name): name is Exclude<(typeof CONSOLE_ENV_KEYS)[number], 'REDIS_URL'> => name !== 'REDIS_URL',
+);
 
 const passThrough = z.string().optional();
 

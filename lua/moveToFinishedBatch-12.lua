@@ -24,6 +24,7 @@
 --- @include "getMaxEvents"
 --- @include "finishActiveJob"
 --- @include "trimFinishedJobs"
+--- @include "afterFinish"
 --- @include "fetchJobBatch"
 
 local Q = ARGV[1]
@@ -58,15 +59,7 @@ end
 
 local fetchedJob = nextBatch ~= 0 and nextBatch[1] ~= 0
 if not fetchedJob then
-  local ready = redis.call("LLEN", KEYS[1]) + redis.call("ZCARD", KEYS[3]) + redis.call("LLEN", Q .. "groups")
-  if ready == 0 and redis.call("LLEN", KEYS[2]) == 0 then
-    redis.call("XADD", KEYS[4], "*", "event", "drained")
-  end
-  -- Under a global concurrency cap, adds write no marker while the queue is full: when a slot
-  -- frees and nobody here took it, wake an idle worker instead of leaving it to its drain delay.
-  if ready > 0 and redis.call("HEXISTS", KEYS[8], "concurrency") == 1
-      and not isPausedOrMaxed(KEYS[8], KEYS[2]) then
-    redis.call("ZADD", KEYS[10], 0, "0")
-  end
+  afterFinish({wait = KEYS[1], active = KEYS[2], prioritized = KEYS[3], events = KEYS[4],
+    meta = KEYS[8], marker = KEYS[10]}, Q)
 end
 return {codes, nextBatch}

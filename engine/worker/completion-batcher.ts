@@ -41,12 +41,14 @@ export class CompletionBatcher {
   constructor(
     private readonly backend: QueueBackend,
     private readonly metricsMaxDataPoints: () => number | undefined,
+    /** False for a worker of concurrency 1: nothing could join, so no turn is waited for. */
+    private readonly coalesce: boolean,
   ) {}
 
   complete(completion: Completion): Promise<CompletionResult> {
     return new Promise((resolve, reject) => {
       this.pending.push({ ...completion, resolve, reject });
-      if (this.pending.length >= MAX_BATCH) this.flush();
+      if (!this.coalesce || this.pending.length >= MAX_BATCH) this.flush();
       else if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());

@@ -63,7 +63,8 @@ const schema = z
     path: ['OXMQ_ADMIN_USER'],
   });
 
-const ENV_KEYS = [
+/** Every variable the console reads (the launcher passes these through from its config). */
+export const CONSOLE_ENV_KEYS = [
   'REDIS_URL',
   'OXMQ_PREFIXES',
   'OXMQ_ADMIN_USER',
@@ -107,7 +108,7 @@ export function consoleEnvProblems(
 
 function pickEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const raw: Record<string, string> = {};
-  for (const key of ENV_KEYS) {
+  for (const key of CONSOLE_ENV_KEYS) {
     const value = env[key];
     if (value !== undefined && value !== '') raw[key] = value;
   }

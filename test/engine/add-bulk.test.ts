@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { Queue } from '../../engine';
 import { useCleanup } from '../helpers/cleanup';
+import { countScriptCalls } from '../helpers/script-calls';
 import { redisOptions, uniqueQueueName } from '../helpers/redis';
 
 const track = useCleanup();
@@ -16,18 +17,13 @@ describe('Queue.addBulk', () => {
     const client = track(new Redis(redisOptions()));
     const queue = track(new Queue(uniqueQueueName('bulk'), { connection: client }));
     await queue.waitUntilReady();
-    let scriptCalls = 0;
-    const send = client.sendCommand.bind(client);
-    client.sendCommand = (command, stream) => {
-      if (command.name === 'evalsha' || command.name === 'eval') scriptCalls += 1;
-      return send(command, stream);
-    };
+    const scripts = countScriptCalls(client);
     const jobs = await queue.addBulk([
       ...Array.from({ length: 48 }, (_, i) => ({ name: `n${i}`, data: { i } })),
       { name: 'later', data: {}, opts: { delay: 60_000, jobId: 'later' } },
       { name: 'again', data: { second: true }, opts: { jobId: 'later' } },
     ]);
-    expect(scriptCalls).toBe(1);
+    expect(scripts.count).toBe(1);
     expect(jobs.map((job) => job.id).slice(0, 3)).toEqual(['1', '2', '3']);
     expect(jobs[48]!.id).toBe('later');
     // The same custom id twice: the second is the existing job, as with two add() calls.

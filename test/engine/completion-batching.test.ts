@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { Queue, QueueEvents, Worker } from '../../engine';
 import { useCleanup } from '../helpers/cleanup';
+import { countScriptCalls } from '../helpers/script-calls';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 
 const track = useCleanup();
@@ -43,18 +44,12 @@ describe('completion batching', () => {
     // Job 5 loses its lock while it runs: its completion is refused, the others' are not.
     await redis.del(`bull:${name}:5:lock`);
 
-    let scriptCalls = 0;
-    const client = worker.client;
-    const send = client.sendCommand.bind(client);
-    client.sendCommand = (command, stream) => {
-      if (command.name === 'evalsha' || command.name === 'eval') scriptCalls += 1;
-      return send(command, stream);
-    };
+    const scripts = countScriptCalls(worker.client);
     release();
     await waitFor(() => (completed.length === 29 ? true : null));
     // 20 completions at once: one call (plus the remaining 10 jobs' own completions, which
     // were fetched by that call and finish together too).
-    expect(scriptCalls).toBeLessThanOrEqual(4);
+    expect(scripts.count).toBeLessThanOrEqual(4);
     expect(completed).not.toContain('5');
     expect(errors.map((error) => error.message)).toEqual([
       expect.stringContaining('Missing lock for job 5'),

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { Queue, Worker } from '../../engine';
 import { useCleanup } from '../helpers/cleanup';
+import { countScriptCalls } from '../helpers/script-calls';
 import { redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';
 
 const track = useCleanup();
@@ -22,21 +23,14 @@ describe('an idle worker', () => {
         drainDelay: 0.2,
       }),
     );
-    // Count the script calls the worker sends (fetches) by watching its client's commands.
-    let scriptCalls = 0;
-    const client = worker.client;
-    const send = client.sendCommand.bind(client);
-    client.sendCommand = (command, stream) => {
-      if (command.name === 'evalsha' || command.name === 'eval') scriptCalls += 1;
-      return send(command, stream);
-    };
+    const scripts = countScriptCalls(worker.client);
     await worker.waitUntilReady();
     await sleep(2_000);
     // About ten empty blocks of 0.2 s, and a fetch only at the start (not after each block).
-    expect(scriptCalls).toBeLessThanOrEqual(2);
+    expect(scripts.count).toBeLessThanOrEqual(2);
 
     const job = await queue.add('wake', {});
     await waitFor(() => (done.includes(job.id) ? true : null), 5_000);
-    expect(scriptCalls).toBeGreaterThan(1);
+    expect(scripts.count).toBeGreaterThan(1);
   });
 });

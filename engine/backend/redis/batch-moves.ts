@@ -14,6 +14,22 @@ import type {
 } from '../queue-backend';
 import { flatToRecord, runScript } from './run-script';
 
+/** The keys both finish scripts (moveToFinished, moveToFinishedBatch) start with, in order. */
+export function finishScriptKeys(k: QueueKeys): string[] {
+  return [
+    k.wait,
+    k.active,
+    k.prioritized,
+    k.events,
+    k.stalled,
+    k.limiter,
+    k.delayed,
+    k.meta,
+    k.pc,
+    k.marker,
+  ];
+}
+
 export function identityJson(identity: FetchIdentity): string {
   return JSON.stringify({
     token: identity.token,
@@ -47,20 +63,7 @@ export async function completeJobBatch(
   const reply = (await runScript(
     client,
     'moveToFinishedBatch',
-    [
-      k.wait,
-      k.active,
-      k.prioritized,
-      k.events,
-      k.stalled,
-      k.limiter,
-      k.delayed,
-      k.meta,
-      k.pc,
-      k.marker,
-      k.completed,
-      k.metrics('completed'),
-    ],
+    [...finishScriptKeys(k), k.completed, k.metrics('completed')],
     [
       k.base,
       request.now ?? Date.now(),

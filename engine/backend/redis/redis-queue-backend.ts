@@ -17,7 +17,7 @@ import type {
   RetryRequest,
 } from '../queue-backend';
 import { addJobKeys, addJobArgs, jobTable, parseAddReply } from './add-job';
-import { completeJobBatch, fetchJobBatch, identityJson } from './batch-moves';
+import { completeJobBatch, fetchJobBatch, finishScriptKeys, identityJson } from './batch-moves';
 import { flatToRecord, recordToFlat, runScript } from './run-script';
 
 /**
@@ -73,21 +73,7 @@ export class RedisQueueBackend implements QueueBackend {
     const reply = await runScript(
       this.client,
       'moveToFinished',
-      [
-        k.wait,
-        k.active,
-        k.prioritized,
-        k.events,
-        k.stalled,
-        k.limiter,
-        k.delayed,
-        k.meta,
-        k.pc,
-        k.marker,
-        target,
-        k.job(request.jobId),
-        k.metrics(request.outcome),
-      ],
+      [...finishScriptKeys(k), target, k.job(request.jobId), k.metrics(request.outcome)],
       [
         request.jobId,
         request.now ?? Date.now(),

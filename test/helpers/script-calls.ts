@@ -1,0 +1,15 @@
+import type { Redis } from 'ioredis';
+
+/**
+ * Counts the Lua script calls (EVALSHA / EVAL) sent on a real ioredis client from now on, by
+ * wrapping its sendCommand: the commands still go to Redis unchanged.
+ */
+export function countScriptCalls(client: Redis): { readonly count: number } {
+  const counter = { count: 0 };
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = (command, stream) => {
+    if (command.name === 'evalsha' || command.name === 'eval') counter.count += 1;
+    return send(command, stream);
+  };
+  return counter;
+}
