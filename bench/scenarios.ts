@@ -95,7 +95,7 @@ export const SCENARIOS: readonly Scenario[] = [
     what: 'OxMQ BatchWorker (batch 100, 2 batches at once) vs bullmq Worker c=100 on the same jobs',
     kind: 'batch',
     full: { jobs: 30_000, concurrency: 100, batchSize: 100, batchConcurrency: 2 },
-    quick: { jobs: 10_000, concurrency: 100, batchSize: 100, batchConcurrency: 2 },
+    quick: { jobs: 6_000, concurrency: 100, batchSize: 100, batchConcurrency: 2 },
     warmup: { jobs: 2_000, concurrency: 100, batchSize: 100, batchConcurrency: 2 },
   },
   {
@@ -111,7 +111,8 @@ export const SCENARIOS: readonly Scenario[] = [
     what: '50 idle Workers on an empty queue: Redis commands per second',
     kind: 'idle',
     full: { workers: 50, durationMs: 30_000 },
-    quick: { workers: 50, durationMs: 10_000 },
+    // Quick: 6 s still spans a drainDelay (5 s) block per worker; keeps --quick under 3 minutes.
+    quick: { workers: 50, durationMs: 6_000 },
     warmup: { workers: 50, durationMs: 1_000 },
   },
   {
