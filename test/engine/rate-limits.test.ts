@@ -157,9 +157,11 @@ describe('queue-wide rate limit 10/s with two worker processes', () => {
 
     const ids = [opener, ...trickle, ...backlog].map((job) => job.id);
     const starts = await processedOnOf(redis, name, ids);
-    // What the fixed window does promise holds here too ...
+    // What the fixed window does promise holds here too. How many windows there are depends on
+    // timing: the sliding log releases the backlog as the trickle's starts age out, so a slow
+    // machine that spread the trickle spreads the backlog over a third window.
     const windows = fixedWindows(starts, DURATION - CLOCK_SLACK_MS);
-    expect(windows.map((w) => w.length)).toEqual([10, 10]);
+    expect(windows.map((w) => w.length).every((n) => n <= MAX)).toBe(true);
     // ... and this is what the issue promises on top of it.
     const busiest = busiestSlidingWindow(starts, DURATION - CLOCK_SLACK_MS);
     expect(
