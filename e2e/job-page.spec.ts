@@ -180,6 +180,11 @@ describe('job page in Chromium', () => {
       const nodes = page.getByTestId('flow-node');
       // The graph route reads at most 20 children per node: the root + 20.
       await waitFor(async () => (await nodes.count()) === 21, 15_000, 100);
+      // Edge handles never take a click: the root's bottom handle overlaps its button.
+      const handles = page.locator('[data-testid="flow-node"] .react-flow__handle');
+      expect(
+        await handles.evaluateAll((all) => all.map((el) => getComputedStyle(el).pointerEvents)),
+      ).toEqual(Array(42).fill('none'));
       await page.getByRole('button', { name: 'Load more' }).click();
       await waitFor(async () => (await nodes.count()) === 26, 15_000, 100);
       expect(await page.getByRole('button', { name: 'Load more' }).count()).toBe(0);

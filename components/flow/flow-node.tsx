@@ -23,7 +23,9 @@ export function JobNode({ data }: NodeProps<JobFlowNode>) {
       data-job-key={job.key}
       data-state={job.state}
     >
-      <Handle type="target" position={Position.Top} />
+      {/* Handles only anchor edges: not connectable, so xyflow gives them no pointer events
+          (a connectable bottom handle sits over the "Load more" button and takes its click). */}
+      <Handle type="target" position={Position.Top} isConnectable={false} />
       <strong>{job.name || '(no name)'}</strong>
       <div className="muted flow-node-id" title={`${job.queueName}:${job.id}`}>
         {job.queueName}:{job.id}
@@ -42,7 +44,7 @@ export function JobNode({ data }: NodeProps<JobFlowNode>) {
           {loading ? 'Loading…' : 'Load more'}
         </button>
       )}
-      <Handle type="source" position={Position.Bottom} />
+      <Handle type="source" position={Position.Bottom} isConnectable={false} />
     </div>
   );
 }
