@@ -153,6 +153,9 @@ async function runScenario(
     const seen = processed;
     let completed = 0;
     let inFlight = 0;
+    // io: one more heap sample the first time every slot holds a job awaiting its timer, before
+    // any completes; nothing else is in transit then, so it is the cleanest per-job cost.
+    let sampleAtFull: (() => void) | undefined;
     const tracker = completion(() => completed >= params.jobs);
     const worker = lib.worker(
       name,
@@ -160,6 +163,10 @@ async function runScenario(
         seen.push(job.id);
         if (params.jobDelayMs > 0) {
           inFlight++;
+          if (inFlight === params.concurrency && sampleAtFull) {
+            setImmediate(sampleAtFull);
+            sampleAtFull = undefined;
+          }
           await new Promise((resolve) => setTimeout(resolve, params.jobDelayMs));
           inFlight--;
         }
@@ -181,12 +188,20 @@ async function runScenario(
       gc?.();
       const baseline = process.memoryUsage().heapUsed;
       extra.gc = gc ? 1 : 0;
-      // One sample in the second wave of jobs, when the worker is in its steady state.
+      // A sample 1.5 s in (the first wave completing, the second starting: what a worker in its
+      // steady state carries, completions in transit included, divided by the jobs awaiting
+      // their timer) and one when all slots are first full (sampleAtFull above).
       // heap_bytes_per_inflight_job: live heap (after a full gc, when --expose-gc is on);
       // ..._nogc: heapUsed as it was, garbage included (what a process actually carries).
+      const perJob = (heap: number) =>
+        inFlight > 0 ? Math.round((heap - baseline) / inFlight) : null;
+      extra.heap_bytes_per_job_at_full = null;
+      sampleAtFull = () => {
+        extra.in_flight_at_full_sample = inFlight;
+        gc?.();
+        extra.heap_bytes_per_job_at_full = perJob(process.memoryUsage().heapUsed);
+      };
       heapTimer = setTimeout(() => {
-        const perJob = (heap: number) =>
-          inFlight > 0 ? Math.round((heap - baseline) / inFlight) : null;
         extra.in_flight_at_sample = inFlight;
         extra.heap_bytes_per_inflight_job_nogc = perJob(process.memoryUsage().heapUsed);
         gc?.();

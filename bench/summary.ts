@@ -88,6 +88,7 @@ function notes(line: SummaryLine): string {
   pair('live heap B/in-flight job', 'heap_bytes_per_inflight_job');
   pair('heap B/in-flight job before gc', 'heap_bytes_per_inflight_job_nogc');
   pair('in flight at sample', 'in_flight_at_sample');
+  pair('live heap B/job with all slots full', 'heap_bytes_per_job_at_full');
   pair('cmds/s', 'cmds_per_s');
   pair('cmds/s/worker', 'cmds_per_s_per_worker');
   pair('p50', 'latency_p50_ms', ' ms');

@@ -114,7 +114,10 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
   protected readonly lockRenewer: LockRenewer;
   private readonly stalledChecker: StalledChecker;
   protected readonly scheduler: JobScheduler;
-  private readonly slots = new Set<Promise<void>>();
+  /** Slots running (a slot runs one job, then the next one its completion fetched, ...). */
+  private slotCount = 0;
+  /** Resolved when slotCount drops to 0; made only when someone waits for that. */
+  private slotsEmpty?: { promise: Promise<void>; resolve: () => void };
   protected readonly abort = new AbortController();
   private readonly processor: Processor<DataType, ReturnType, NameType>;
   /** Set when the processor is a file: the children that run it. */
@@ -282,7 +285,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
 
     while (!this.stopping) {
       try {
-        if (this.paused || this.slots.size >= this.concurrency) {
+        if (this.paused || this.slotCount >= this.concurrency) {
           await this.sleepUntilWoken();
           continue;
         }
@@ -291,7 +294,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
           await this.sleepUntilWoken(Math.min(waitForLimit, this.settings.maximumRateLimitDelay));
           continue;
         }
-        const result = await this.fetchWork(this.nextToken(), this.concurrency - this.slots.size);
+        const result = await this.fetchWork(this.nextToken(), this.concurrency - this.slotCount);
         if (result.kind === 'work') {
           for (const work of result.works) this.startSlot(work);
           continue;
@@ -300,7 +303,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
           this.limitUntil = Date.now() + result.rateLimitTtl;
           continue;
         }
-        if (!this.drainedEmitted && this.slots.size === 0) {
+        if (!this.drainedEmitted && this.slotCount === 0) {
           this.drainedEmitted = true;
           this.emit('drained');
         }
@@ -359,16 +362,33 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
 
   private startSlot(first: unknown): void {
     this.drainedEmitted = false;
-    const slot = (async () => {
+    this.slotCount += 1;
+    void this.runSlot(first);
+  }
+
+  // One async function per slot and a counter rather than a promise chain held in a set: at
+  // concurrency 10,000 every promise and closure per slot is heap per in-flight job.
+  private async runSlot(first: unknown): Promise<void> {
+    try {
       let next: unknown = first;
       while (next) next = await this.runWork(next);
-    })()
-      .catch((error: unknown) => this.emitError(error))
-      .finally(() => {
-        this.slots.delete(slot);
-        this.wakeUp();
-      });
-    this.slots.add(slot);
+    } catch (error) {
+      this.emitError(error);
+    } finally {
+      this.slotCount -= 1;
+      if (this.slotCount === 0 && this.slotsEmpty) {
+        this.slotsEmpty.resolve();
+        this.slotsEmpty = undefined;
+      }
+      this.wakeUp();
+    }
+  }
+
+  /** Resolves once no slot runs. */
+  private whenSlotsEmpty(): Promise<void> {
+    if (this.slotCount === 0) return Promise.resolve();
+    this.slotsEmpty ??= deferred();
+    return this.slotsEmpty.promise;
   }
 
   /** Fetch-next rides on the completion call unless the worker is stopping or rate limited. */
@@ -589,7 +609,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     this.paused = true;
     this.markerWaiter.interrupt();
     this.emit('paused');
-    if (!doNotWaitActive) await Promise.all([...this.slots]);
+    if (!doNotWaitActive) await this.whenSlotsEmpty();
   }
 
   resume(): void {
@@ -710,7 +730,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
   private finishClosing(): Promise<void> {
     this.finished ??= (async () => {
       await Promise.race([
-        Promise.all([...this.slots]),
+        this.whenSlotsEmpty(),
         untilDisconnected(this.connection.client),
         this.stopWaitingForJobs.promise,
       ]);
