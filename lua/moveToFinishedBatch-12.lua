@@ -34,8 +34,14 @@ local metricsMax = tonumber(ARGV[5])
 
 local codes = {}
 local rules = {}
+-- The jobs of a call usually share one keep rule: decoded once per distinct rule.
+local decodedRules = {}
 for i, entry in ipairs(cjson.decode(ARGV[4])) do
-  local keep = cjson.decode(entry[3])
+  local keep = decodedRules[entry[3]]
+  if not keep then
+    keep = cjson.decode(entry[3])
+    decodedRules[entry[3]] = keep
+  end
   codes[i] = finishActiveJob(k, Q, {
     jobId = entry[1], token = entry[4] or ARGV[3], now = now, target = "completed", field = "returnvalue",
     value = entry[2], fieldsJson = "[]", keepCount = keep.count, attempts = 0,

@@ -44,7 +44,7 @@ end
 -- Pops the next ungrouped job (wait list, then prioritized) into active, and returns its id,
 -- false (the batch is not full) and its hash as read (one HGETALL serves the group check and
 -- the reply). A grouped job found there goes back to the front of its group's line instead.
-local function takeUngroupedJob(k, Q, fits)
+local function takeUngroupedJob(k, Q, fits, batch)
   for _ = 1, MAX_REGROUPED do
     if fits then
       local nextId = redis.call("LINDEX", k.wait, -1)
@@ -77,6 +77,9 @@ local function takeUngroupedJob(k, Q, fits)
     end
     redis.call("LREM", k.active, 1, jobId)
     pushGroupedJob(Q, gid, jobId, "RPUSH")
+    if batch then
+      batch.noGroups = nil
+    end
   end
   return nil
 end
@@ -147,11 +150,17 @@ local function fetchNextJob(k, Q, now, w, batch)
   -- the ring no turn is taken, and a stray grouped job in wait is regrouped when popped.
   local ringKey = Q .. "groups"
   local groupsFirst = false
-  if redis.call("LLEN", ringKey) > 0 then
+  -- A batch asks once: the ring only gains a group here when a stray is regrouped, which clears
+  -- the flag (see takeUngroupedJob).
+  if batch and batch.noGroups then
+    -- nothing grouped to alternate with
+  elseif redis.call("LLEN", ringKey) > 0 then
     regroupStrays(k, Q)
     if redis.call("LLEN", k.wait) > 0 or redis.call("ZCARD", k.prioritized) > 0 then
       groupsFirst = redis.call("INCR", Q .. "groups:turn") % 2 == 0
     end
+  elseif batch then
+    batch.noGroups = true
   end
   local jobId, gid, reopenTs, full, flat = nil, nil, 0, false, nil
   if groupsFirst then
@@ -162,7 +171,7 @@ local function fetchNextJob(k, Q, now, w, batch)
     end
   end
   if not jobId and not full then
-    jobId, full, flat = takeUngroupedJob(k, Q, fits)
+    jobId, full, flat = takeUngroupedJob(k, Q, fits, batch)
   end
   if not jobId and not groupsFirst and not full then
     jobId, gid, full = takeGroupedJob(Q, now, fits)
@@ -188,12 +197,12 @@ local function fetchNextJob(k, Q, now, w, batch)
   end
 
   local jobKey = Q .. jobId
-  local hasDeferredFailure
-  if flat then
-    hasDeferredFailure = flatField(flat, "defa") ~= nil
-  elseif maxJobs then
-    hasDeferredFailure = redis.call("HEXISTS", jobKey, "defa") == 1
+  -- The hash is read before this fetch's writes (the reply gets them applied to the copy): it
+  -- answers the checks below and gives attemptsStarted, so one HSET writes all of the start.
+  if not flat then
+    flat = redis.call("HGETALL", jobKey)
   end
+  local hasDeferredFailure = flatField(flat, "defa") ~= nil
   if maxJobs and not hasDeferredFailure then
     -- Fixed window: the first start in a window opens it for `duration` ms.
     if redis.call("INCR", k.limiter) == 1 and duration then
@@ -208,25 +217,21 @@ local function fetchNextJob(k, Q, now, w, batch)
     redis.call("SET", jobKey .. ":lock", w.token, "PX", w.lockDuration)
   end
   redis.call("XADD", k.events, "*", "event", "active", "jobId", jobId, "prev", "waiting")
+  -- attemptsStarted goes up by one, as HINCRBY would leave it.
+  local attemptsStarted = tostring((tonumber(flatField(flat, "ats")) or 0) + 1)
   if w.name then
-    redis.call("HSET", jobKey, "processedOn", now, "pb", w.name)
+    redis.call("HSET", jobKey, "processedOn", now, "ats", attemptsStarted, "pb", w.name)
   else
-    redis.call("HSET", jobKey, "processedOn", now)
+    redis.call("HSET", jobKey, "processedOn", now, "ats", attemptsStarted)
   end
-  local attemptsStarted = redis.call("HINCRBY", jobKey, "ats", 1)
   -- The marker this worker consumed may have stood for more jobs: let the next idle worker try.
   if not batch then
     redis.call("ZADD", k.marker, 0, "0")
   end
-  if flat then
-    -- The hash was read before this fetch's writes: apply them to the copy.
-    setFlatField(flat, "processedOn", string.format("%.0f", now))
-    if w.name then
-      setFlatField(flat, "pb", w.name)
-    end
-    setFlatField(flat, "ats", tostring(attemptsStarted))
-  else
-    flat = redis.call("HGETALL", jobKey)
+  setFlatField(flat, "processedOn", string.format("%.0f", now))
+  if w.name then
+    setFlatField(flat, "pb", w.name)
   end
+  setFlatField(flat, "ats", attemptsStarted)
   return {flat, jobId, 0, 0}
 end

@@ -15,7 +15,10 @@
 local function finishActiveJob(k, Q, f)
   local jobKey = Q .. f.jobId
   -- A missing job passes these two checks (empty keys) and is refused by leaveActive with -1.
-  if f.target == "completed" then
+  -- Empty sets do not exist in Redis: one EXISTS over both keys clears the usual case (a job
+  -- that is no flow parent) in one command instead of two.
+  if f.target == "completed"
+      and redis.call("EXISTS", jobKey .. ":dependencies", jobKey .. ":unsuccessful") ~= 0 then
     if redis.call("SCARD", jobKey .. ":dependencies") ~= 0 then
       return -4
     end
@@ -24,19 +27,20 @@ local function finishActiveJob(k, Q, f)
     end
   end
 
-  local left = leaveActive(jobKey, k.active, k.stalled, f.jobId, f.token, f.fieldsJson)
+  -- One read for everything below: whether the job exists (every job hash has a timestamp;
+  -- a hash without one is checked the long way), its attempts made and its links.
+  local job = redis.call("HMGET", jobKey, "timestamp", "atm", "gid", "deid", "parentKey", "parent")
+  local left = leaveActive(jobKey, k.active, k.stalled, f.jobId, f.token, f.fieldsJson, job[1] ~= false)
   if left < 0 then
     return left
   end
-  -- One read for everything below that depends on the job's links.
-  local links = redis.call("HMGET", jobKey, "gid", "deid", "parentKey", "parent")
   -- A grouped job frees its group slot (waking idle workers when the group was full).
-  if links[1] then
-    leaveGroupActive(Q, links[1], f.jobId)
+  if job[3] then
+    leaveGroupActive(Q, job[3], f.jobId)
   end
 
   -- A simple (no TTL) deduplication window closes when its owner finishes.
-  local dedupId = links[2]
+  local dedupId = job[4]
   if dedupId then
     local dedupKey = Q .. "de:" .. dedupId
     if redis.call("PTTL", dedupKey) == -1 and redis.call("GET", dedupKey) == f.jobId then
@@ -45,14 +49,17 @@ local function finishActiveJob(k, Q, f)
   end
 
   -- Before the job may be deleted below: its parent needs its key, result and flags.
-  onChildFinished(jobKey, f.target, f.value, f.now, {links[3], links[4]})
+  local links = {job[5], job[6]}
+  onChildFinished(jobKey, f.target, f.value, f.now, links)
 
-  local attemptsMade = redis.call("HINCRBY", jobKey, "atm", 1)
+  -- attemptsMade goes up by one: written with the outcome below (what HINCRBY would leave),
+  -- or not at all when the job is deleted.
+  local attemptsMade = (tonumber(job[2]) or 0) + 1
   if f.keepCount == 0 then
-    deleteFinishedJobDetached(Q, f.jobId)
+    deleteFinishedJobDetached(Q, f.jobId, links)
   else
     redis.call("ZADD", k.finished, f.now, f.jobId)
-    redis.call("HSET", jobKey, f.field, f.value, "finishedOn", f.now)
+    redis.call("HSET", jobKey, f.field, f.value, "finishedOn", f.now, "atm", attemptsMade)
     if f.target == "failed" then
       redis.call("HDEL", jobKey, "defa")
     end

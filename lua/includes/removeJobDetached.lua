@@ -33,9 +33,10 @@ end
 -- Takes the job (Q .. jobId, not yet deleted) out of its parent's pending dependencies. Returns
 -- the parent's base and id when that parent must be hard-removed by the caller, else nil (no
 -- parent, still pending children, not waiting for children, or released to wait).
-local function detachFromParent(Q, jobId, hard)
+-- known: the job's {parentKey, parent} fields when the caller already read them.
+local function detachFromParent(Q, jobId, hard, known)
   local jobKey = Q .. jobId
-  local fields = redis.call("HMGET", jobKey, "parentKey", "parent")
+  local fields = known or redis.call("HMGET", jobKey, "parentKey", "parent")
   local parentKey = fields[1]
   if not parentKey then
     return nil
@@ -70,7 +71,7 @@ end
 
 -- For removeOnComplete / removeOnFail: detaches the job from its parent (never hard), then
 -- deletes its keys; deduplication keys are left alone, as bullmq's finished-job trimming does.
-local function deleteFinishedJobDetached(Q, jobId)
-  detachFromParent(Q, jobId, false)
+local function deleteFinishedJobDetached(Q, jobId, known)
+  detachFromParent(Q, jobId, false, known)
   deleteJobKeys(Q .. jobId)
 end

@@ -2,6 +2,10 @@
  * A Worker's completions of one event-loop turn share one script call (moveToFinishedBatch):
  * every job still completes with its own return value and event, a refused completion (its lock
  * was lost) affects only that job, and the next jobs come back in the same call.
+ *
+ * The finish script reads a job's hash once (timestamp, atm and links) instead of EXISTS,
+ * HINCRBY and HMGET: a job deleted while it ran must still be refused with "Missing key" and
+ * nothing written, and a hash without a timestamp must still complete.
  */
 import { describe, expect, it } from 'vitest';
 import { Queue, QueueEvents, Worker } from '../../engine';
@@ -62,5 +66,48 @@ describe('completion batching', () => {
       completed: 29,
       waiting: 0,
     });
+  });
+
+  it('refuses a job deleted while it ran (nothing recreated) and completes one without a timestamp', async () => {
+    const name = uniqueQueueName('finishread');
+    const queue = track(new Queue(name, { connection: redisOptions() }));
+    const redis = track(rawClient());
+    await queue.addBulk(Array.from({ length: 6 }, (_, i) => ({ name: 'n', data: { i } })));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let started = 0;
+    const worker = track(
+      new Worker(
+        name,
+        async () => {
+          started += 1;
+          await gate;
+          return 'ok';
+        },
+        { connection: redisOptions(), concurrency: 6 },
+      ),
+    );
+    const errors: Error[] = [];
+    worker.on('error', (error: Error) => errors.push(error));
+    const completed: string[] = [];
+    worker.on('completed', (job) => completed.push(job.id));
+    await waitFor(() => (started === 6 ? true : null));
+    // Job 2's hash goes (its lock stays); job 4's hash loses the field the script reads first.
+    await redis.del(`bull:${name}:2`);
+    await redis.hdel(`bull:${name}:4`, 'timestamp');
+    release();
+    await waitFor(() => (completed.length === 5 ? true : null));
+
+    expect(errors.map((error) => error.message)).toEqual([
+      expect.stringContaining('Missing key for job 2'),
+    ]);
+    expect(await redis.exists(`bull:${name}:2`)).toBe(0);
+    expect(await redis.zscore(`bull:${name}:completed`, '2')).toBeNull();
+    expect(await redis.hmget(`bull:${name}:4`, 'returnvalue', 'atm', 'ats')).toEqual([
+      '"ok"',
+      '1',
+      '1',
+    ]);
+    expect(completed.sort()).toEqual(['1', '3', '4', '5', '6']);
   });
 });
