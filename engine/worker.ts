@@ -202,7 +202,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     this.completions = new CompletionBatcher(
       this.backend,
       () => this.opts.metrics?.maxDataPoints,
-      this.concurrency > 1,
+      this.concurrency,
     );
 
     this.lockRenewer = new LockRenewer(

@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Queue, QueueEvents, Worker } from '../../engine';
+import { completionBatchLimit } from '../../engine/worker/completion-batcher';
 import { useCleanup } from '../helpers/cleanup';
 import { countScriptCalls } from '../helpers/script-calls';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
@@ -16,6 +17,12 @@ import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/re
 const track = useCleanup();
 
 describe('completion batching', () => {
+  it('sizes calls so a few are in flight at once: a third of the concurrency, 10 to 100', () => {
+    expect([2, 20, 30, 100, 300, 10_000].map(completionBatchLimit)).toEqual([
+      10, 10, 10, 34, 100, 100,
+    ]);
+  });
+
   it('completes jobs finishing together in one call, each with its value and event', async () => {
     const name = uniqueQueueName('coalesce');
     const queue = track(new Queue(name, { connection: redisOptions() }));
@@ -51,9 +58,11 @@ describe('completion batching', () => {
     const scripts = countScriptCalls(worker.client);
     release();
     await waitFor(() => (completed.length === 29 ? true : null));
-    // 20 completions at once: one call (plus the remaining 10 jobs' own completions, which
-    // were fetched by that call and finish together too).
-    expect(scripts.count).toBeLessThanOrEqual(4);
+    // 20 completions at once go out as calls of completionBatchLimit(20) = 10: 2 calls; the
+    // remaining 10 jobs, fetched by them, finish together: 1 more; the main loop's fetches
+    // once slots free: up to 2. One call per completion would be 29 or more.
+    expect(completionBatchLimit(20)).toBe(10);
+    expect(scripts.count).toBeLessThanOrEqual(5);
     expect(completed).not.toContain('5');
     expect(errors.map((error) => error.message)).toEqual([
       expect.stringContaining('Missing lock for job 5'),
