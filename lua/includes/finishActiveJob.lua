@@ -28,7 +28,9 @@ local function finishActiveJob(k, Q, f)
   end
 
   -- One read for everything below: whether the job exists (every job hash has a timestamp;
-  -- a hash without one is checked the long way), its attempts made and its links.
+  -- a hash without one is checked the long way), its attempts made and its links. It comes
+  -- before leaveActive writes f.fieldsJson, which must therefore never carry these fields
+  -- (callers send failedReason and stacktrace only).
   local job = redis.call("HMGET", jobKey, "timestamp", "atm", "gid", "deid", "parentKey", "parent")
   local left = leaveActive(jobKey, k.active, k.stalled, f.jobId, f.token, f.fieldsJson, job[1] ~= false)
   if left < 0 then
