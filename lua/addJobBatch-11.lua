@@ -18,8 +18,11 @@
 
 local now = tonumber(ARGV[2])
 local replies = {}
+-- What insertJob reads once per call, by queue (see its memo).
+local memos = {}
 for i, job in ipairs(cjson.decode(ARGV[1])) do
-  local jobId, outcome = insertJob(queueKeysFromKeys(job.base, 1), job, now)
+  memos[job.base] = memos[job.base] or {}
+  local jobId, outcome = insertJob(queueKeysFromKeys(job.base, 1), job, now, memos[job.base])
   if not jobId then
     replies[i] = outcome
   elseif outcome == "duplicate" then

@@ -15,6 +15,9 @@
 --    deferParentRelease? (a flow releases parents itself once every node is in),
 --    dedup? ({id, ttl?, extend?, replace?, reschedule?}: see deduplicateJob),
 --    groupId? (tenant group: the job gets hash field `gid` and waits in its group, see groups)}
+-- memo (optional): a table kept across the inserts of one call into the same queue. Adding
+--    jobs changes neither the queue's meta nor its active list, so the events cap and the
+--    paused-or-maxed state are read once per call, not once per job.
 -- Returns jobId, outcome (false: stored; "duplicate": the custom id existed; "deduplicated": an
 -- owner of the deduplication window was returned instead); or nil, errorCode (-5 parent
 -- missing, -7 the job already has another parent).
@@ -40,13 +43,15 @@ local function attachExistingToParent(k, jobId, jobKey, j, now)
   return 0
 end
 
-local function insertJob(k, j, now)
+local function insertJob(k, j, now, memo)
+  memo = memo or {}
   if j.parentKey and redis.call("EXISTS", j.parentKey) == 0 then
     return nil, -5
   end
   -- The counter moves on every add, custom ids and duplicates included, as bullmq's does.
   local counter = redis.call("INCR", k.id)
-  local maxEvents = getMaxEvents(k.meta)
+  memo.maxEvents = memo.maxEvents or getMaxEvents(k.meta)
+  local maxEvents = memo.maxEvents
 
   local jobId = j.customId
   if jobId == "" then
@@ -108,7 +113,11 @@ local function insertJob(k, j, now)
     if j.lifo then
       pushCmd = "RPUSH"
     end
-    enqueueReadyJob(k.wait, k.prioritized, k.pc, k.marker, jobId, j.priority, pushCmd, isPausedOrMaxed(k.meta, k.active))
+    if memo.pausedOrMaxed == nil then
+      memo.pausedOrMaxed = isPausedOrMaxed(k.meta, k.active)
+    end
+    enqueueReadyJob(k.wait, k.prioritized, k.pc, k.marker, jobId, j.priority, pushCmd,
+      memo.pausedOrMaxed, j.groupId or false)
     redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "waiting", "jobId", jobId)
   end
 

@@ -3,11 +3,12 @@
  * order, duplicates of a custom id inside the same list resolved as add() resolves them.
  */
 import { Redis } from 'ioredis';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from '../../engine';
 import { useCleanup } from '../helpers/cleanup';
 import { countScriptCalls } from '../helpers/script-calls';
 import { redisOptions, uniqueQueueName } from '../helpers/redis';
+import { startRedis, type RedisServer } from '../setup/redis-server';
 
 const track = useCleanup();
 
@@ -31,5 +32,33 @@ describe('Queue.addBulk', () => {
     expect(await queue.getJobCounts('waiting', 'delayed')).toEqual({ waiting: 48, delayed: 1 });
     expect((await queue.getJob('later'))?.data).toEqual({});
     expect((await queue.getJob('5'))?.name).toBe('n4');
+  });
+
+  describe('on a Redis of its own (command counts)', () => {
+    let server: RedisServer;
+    beforeAll(async () => {
+      server = await startRedis();
+    });
+    afterAll(async () => {
+      await server.stop();
+    });
+
+    // Adding jobs changes neither the queue's meta nor its active list: the events cap (HGET)
+    // and the paused-or-maxed state (HMGET) are read once per call, not once per job.
+    it('reads the queue meta once per call, whatever the number of jobs', async () => {
+      const connection = { host: '127.0.0.1', port: server.port };
+      const redis = track(new Redis(connection));
+      const queue = track(new Queue(uniqueQueueName('bulkmeta'), { connection }));
+      await queue.waitUntilReady();
+      await redis.config('RESETSTAT');
+      await queue.addBulk(Array.from({ length: 50 }, (_, i) => ({ name: 'n', data: { i } })));
+      const stats = await redis.info('commandstats');
+      const calls = (command: string) =>
+        Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(stats)?.[1] ?? 0);
+      expect(calls('hset')).toBe(50);
+      expect(calls('hget')).toBe(1);
+      expect(calls('hmget')).toBe(1);
+      expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 50 });
+    });
   });
 });
