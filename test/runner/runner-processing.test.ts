@@ -130,10 +130,16 @@ describe('worker runner: processing', () => {
     };
     expect(await get('/livez')).toEqual({ status: 200, body: { status: 'live' } });
     expect(await get('/readyz')).toEqual({ status: 503, body: { status: 'starting' } });
-    expect((await get('/health')).body).toMatchObject({
+    // Health answers while the modules still load: wait until the module is listed.
+    const health = await waitFor(async () => {
+      const { body } = await get('/health');
+      return (body as { processors: unknown[] }).processors.length > 0 ? body : null;
+    });
+    expect(health).toMatchObject({
       ready: false,
       processors: [{ queue: 'alpha', state: 'starting' }],
     });
+    expect(await get('/readyz')).toEqual({ status: 503, body: { status: 'starting' } });
     expect(runner.logs.some((line) => line.msg === 'runner ready')).toBe(false);
   });
 });
