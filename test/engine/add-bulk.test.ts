@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from '../../engine';
 import { useCleanup } from '../helpers/cleanup';
+import { commandCalls } from '../helpers/command-stats';
 import { countScriptCalls } from '../helpers/script-calls';
 import { redisOptions, uniqueQueueName } from '../helpers/redis';
 import { startRedis, type RedisServer } from '../setup/redis-server';
@@ -52,12 +53,10 @@ describe('Queue.addBulk', () => {
       await queue.waitUntilReady();
       await redis.config('RESETSTAT');
       await queue.addBulk(Array.from({ length: 50 }, (_, i) => ({ name: 'n', data: { i } })));
-      const stats = await redis.info('commandstats');
-      const calls = (command: string) =>
-        Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(stats)?.[1] ?? 0);
-      expect(calls('hset')).toBe(50);
-      expect(calls('hget')).toBe(1);
-      expect(calls('hmget')).toBe(1);
+      const calls = await commandCalls(redis);
+      expect(calls.hset).toBe(50);
+      expect(calls.hget).toBe(1);
+      expect(calls.hmget).toBe(1);
       expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 50 });
     });
   });

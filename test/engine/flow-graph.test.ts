@@ -22,6 +22,7 @@ import {
 } from '../../engine/admin';
 import { startRedis, type RedisServer } from '../setup/redis-server';
 import { useCleanup } from '../helpers/cleanup';
+import { commandCalls } from '../helpers/command-stats';
 import { redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 
 const track = useCleanup();
@@ -565,10 +566,7 @@ describe('on a private Redis, counting commands', () => {
       maxChildrenPerNode: 50,
     });
     expect(graph!.nodes).toHaveLength(51);
-    const info = await redis.info('commandstats');
-    const calls: Record<string, number> = {};
-    for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
-      calls[match[1]!] = Number(match[2]);
+    const calls = await commandCalls(redis);
     expect(calls.hmget).toBe(51);
     expect(calls.sscan).toBe(51); // the root's and, finding none, each child's
     // Only the active list is searched: a job found in no other state is waiting.

@@ -14,6 +14,7 @@ import { FlowProducer, ValidationError, Worker, type FlowJob, type JobNode } fro
 import { readFlow, type ReadFlowOptions } from '../../engine/flow-reader';
 import { startRedis, type RedisServer } from '../setup/redis-server';
 import { useCleanup } from '../helpers/cleanup';
+import { commandCalls } from '../helpers/command-stats';
 import { redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 
 const track = useCleanup();
@@ -324,14 +325,6 @@ describe('readFlow bounds', () => {
     afterAll(async () => {
       await server?.stop();
     });
-
-    async function commandCalls(redis: Redis): Promise<Record<string, number>> {
-      const info = await redis.info('commandstats');
-      const calls: Record<string, number> = {};
-      for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
-        calls[match[1]!] = Number(match[2]);
-      return calls;
-    }
 
     it('reads at most maxChildren of a 1,000-child parent, never a whole collection', async () => {
       const connection = { ...redisOptions(), port: server.port };
