@@ -2,8 +2,9 @@
  * A Worker's completions that arrive in the same turn of the event loop (a worker with high
  * concurrency finishes many jobs at once) go to Redis together: one moveToFinishedBatch call
  * completes up to completionBatchLimit of them, each exactly as moveToFinished would, and takes
- * one next job for each completion that wants one. A lone completion keeps the one-job script. Redis state and events
- * are the same either way; what is shared is the script call, its key list and its round trip.
+ * one next job for each completion that wants one. A lone completion keeps the one-job script.
+ * Redis state and events are the same either way; what is shared is the script call, its key
+ * list and its round trip.
  */
 import type { FetchIdentity, FetchResult, KeepRule, QueueBackend } from '../backend/queue-backend';
 import { OxmqError } from '../errors';

@@ -4,8 +4,9 @@
 --- @include "groups"
 -- Hands the next runnable job to a worker, or explains why there is none.
 -- Returns {jobHashFlat, jobId, 0, 0}, {0, 0, rateLimitTtlMs, 0}, {0, 0, 0, nextWakeTs},
--- {0, 0, 0, 0, 1} (paused or at its global concurrency) or {0, 0, 0, 0} (nothing at all). nextWakeTs is the due time of the earliest
--- delayed job (grouped or not) or, if sooner, when a rate-limited group may start a job again.
+-- {0, 0, 0, 0, 1} (paused or at its global concurrency) or {0, 0, 0, 0} (nothing at all).
+-- nextWakeTs is the due time of the earliest delayed job (grouped or not) or, if sooner, when a
+-- rate-limited group may start a job again.
 -- k: table of keys {wait, active, prioritized, events, limiter, delayed, meta, pc, marker}
 -- w: worker table {token, lockDuration, limitMax, limitDuration, name}
 -- batch (BatchWorker fetches, see fetchJobBatch): nil, or {fits = function(jobId), later = bool}.
@@ -152,9 +153,8 @@ local function fetchNextJob(k, Q, now, w, batch)
   local groupsFirst = false
   -- A batch asks once: the ring only gains a group here when a stray is regrouped, which clears
   -- the flag (see takeUngroupedJob).
-  if batch and batch.noGroups then
-    -- nothing grouped to alternate with
-  elseif redis.call("LLEN", ringKey) > 0 then
+  local mayHaveGroups = not (batch and batch.noGroups)
+  if mayHaveGroups and redis.call("LLEN", ringKey) > 0 then
     regroupStrays(k, Q)
     if redis.call("LLEN", k.wait) > 0 or redis.call("ZCARD", k.prioritized) > 0 then
       groupsFirst = redis.call("INCR", Q .. "groups:turn") % 2 == 0
