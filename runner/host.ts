@@ -51,28 +51,19 @@ export class ProcessorHost {
   }
 
   start(processor: LoadedProcessor): HostedProcessor {
-    const { sandbox = false, prefix: _prefix, batch, ...workerSettings } = processor.options;
+    // prefix and batch are not Worker options: the prefix is resolved below, batch picks the class.
+    const {
+      sandbox = false,
+      prefix: _prefix,
+      batch: _batch,
+      ...workerSettings
+    } = processor.options;
     const prefix = this.prefixOf(processor);
-    const options: WorkerOptions = {
+    const worker = createWorker(processor, {
       ...workerSettings,
       connection: this.settings.redisUrl,
       prefix,
-    };
-    // A sandboxed worker gets the module's path: the engine loads it again in each child and
-    // uses only its default export, so a crash there fails the job, not this process.
-    const worker = batch
-      ? // In batch mode the module's default export takes the jobs array (see ProcessorOptions).
-        new BatchWorker(processor.queue, processor.process as unknown as BatchProcessor, {
-          ...options,
-          batchSize: batch.size,
-          maxBatchBytes: batch.maxBytes,
-        })
-      : sandbox === false
-        ? new Worker(processor.queue, processor.process, options)
-        : new Worker(processor.queue, processor.file, {
-            ...options,
-            useWorkerThreads: sandbox === 'thread',
-          });
+    });
     const hosted: HostedProcessor = {
       file: processor.file,
       queue: processor.queue,
@@ -147,4 +138,24 @@ export class ProcessorHost {
       entry.worker.closeGracefully(0).catch(() => undefined);
     }
   }
+}
+
+/** The engine worker a module asks for: a BatchWorker, an in-process or a sandboxed Worker. */
+function createWorker(processor: LoadedProcessor, options: WorkerOptions): Worker {
+  const { sandbox = false, batch } = processor.options;
+  if (batch) {
+    // In batch mode the module's default export takes the jobs array (see ProcessorOptions).
+    return new BatchWorker(processor.queue, processor.process as unknown as BatchProcessor, {
+      ...options,
+      batchSize: batch.size,
+      maxBatchBytes: batch.maxBytes,
+    });
+  }
+  if (sandbox === false) return new Worker(processor.queue, processor.process, options);
+  // A sandboxed worker gets the module's path: the engine loads it again in each child and
+  // uses only its default export, so a crash there fails the job, not this process.
+  return new Worker(processor.queue, processor.file, {
+    ...options,
+    useWorkerThreads: sandbox === 'thread',
+  });
 }
