@@ -20,6 +20,7 @@ import {
 } from './errors';
 import type { BatchFetchRequest, BatchFetchResult } from './backend/queue-backend';
 import type { Flight } from './worker/in-flight';
+import type { JobSpan } from './telemetry/job-tracer';
 import { Worker, type SlotFetch } from './worker';
 import type { WorkerOptions } from './worker-options';
 
@@ -113,10 +114,28 @@ export class BatchWorker<
   /** Runs one batch and records every job's outcome; returns the next batch when one came. */
   private async processBatch(batch: FetchedBatch): Promise<FetchedBatch | undefined> {
     const { token } = batch;
-    const jobs: Job<DataType, ReturnType, NameType>[] = [];
-    for (const fetched of batch.jobs) {
-      const job = Job.fromHash<DataType, ReturnType, NameType>(this, fetched.jobId, fetched.hash);
+    const fetched = batch.jobs.map((entry) => {
+      const job = Job.fromHash<DataType, ReturnType, NameType>(this, entry.jobId, entry.hash);
       job.token = token;
+      return job;
+    });
+    // One span for the batch, linked to every job's context; metrics per job.
+    const { span } = this.attempts.startBatch(fetched);
+    try {
+      return await this.runBatch(fetched, token, span);
+    } finally {
+      for (const job of fetched) this.attempts.end(job);
+      span?.end();
+    }
+  }
+
+  private async runBatch(
+    fetched: Job<DataType, ReturnType, NameType>[],
+    token: string,
+    span: JobSpan | undefined,
+  ): Promise<FetchedBatch | undefined> {
+    const jobs: Job<DataType, ReturnType, NameType>[] = [];
+    for (const job of fetched) {
       const refusal = this.refusalOf(job);
       if (refusal) await this.failJob(job, token, refusal);
       else jobs.push(job);
@@ -137,7 +156,8 @@ export class BatchWorker<
       }
       let results: (ReturnType | Error)[];
       try {
-        results = await this.batchProcessor(jobs, token, this.abort.signal);
+        const run = () => this.batchProcessor(jobs, token, this.abort.signal);
+        results = await (span ? span.run(run) : run());
         if (!Array.isArray(results) || results.length !== jobs.length) {
           throw new Error(
             `BatchWorker processor must return an array of ${jobs.length} results, one per job`,
@@ -241,6 +261,7 @@ export class BatchWorker<
           job.returnvalue = result;
           job.finishedOn = Date.now();
           job.attemptsMade += 1;
+          this.attempts.of(job)?.completed();
           this.emit('completed', job, result, 'active');
         } else if (error instanceof FailedChildrenError) {
           failing.push({ job, error: new UnrecoverableError(error.message) });

@@ -18,8 +18,19 @@ import type { JobsOptions } from './job-options';
 import type { JobScope } from './job-scope';
 import { readFlow, type ReadFlowOptions } from './flow-reader';
 import { clusterFlowPrefix, QueueKeys } from './keys';
-import { prepareJob, type PreparedJob } from './prepare-job';
+import { prepareJob, withTraceCarrier, type PreparedJob } from './prepare-job';
 import type { QueueBaseOptions } from './queue-options';
+import type { JobSpan, JobTracer, TraceCarrier } from './telemetry/job-tracer';
+import { producerAttributes, producerParent, withProducerSpan } from './telemetry/producer-spans';
+import { ATTR, spanName } from './telemetry/semconv';
+import { tracerFor } from './telemetry/tracing';
+
+/**
+ * With tracing on, every node of a flow gets a "create" span of its own, nested as the tree is,
+ * so a parent's span can link to its children's. Past this many nodes the rest share their
+ * nearest traced ancestor's context: a 10,000-node flow must not flood the exporter.
+ */
+export const FLOW_NODE_SPAN_LIMIT = 500;
 
 /** One node of a flow: a job, and the jobs it waits for. */
 export interface FlowJob {
@@ -49,6 +60,7 @@ export interface JobNode {
 interface PlannedNode {
   flow: FlowJob;
   keys: QueueKeys;
+  /** Replaced once by the node's trace context when tracing is on. */
   prepared: PreparedJob;
   jobId: string;
   /** Index of the parent in the plan; undefined for a root. */
@@ -66,6 +78,7 @@ export class FlowProducer extends EventEmitter {
   readonly prefix: string;
   private readonly connection: ManagedConnection;
   private readonly scopes = new Map<string, JobScope>();
+  private readonly tracer: JobTracer;
   private closing?: Promise<void>;
 
   constructor(
@@ -78,6 +91,7 @@ export class FlowProducer extends EventEmitter {
       throw new ValidationError('FlowProducer needs a connection option');
     this.prefix = opts.prefix ?? DEFAULTS.prefix;
     new QueueKeys(this.prefix, 'probe'); // validates the prefix
+    this.tracer = tracerFor(opts.telemetry);
     this.connection = connect(opts.connection);
     this.connection.client.on('error', (error: Error) => {
       if (this.listenerCount('error') > 0) this.emit('error', error);
@@ -127,6 +141,70 @@ export class FlowProducer extends EventEmitter {
     if (flows.length === 0) return [];
     const plan: PlannedNode[] = [];
     const roots = flows.map((flow) => this.planNode(flow, opts, plan, undefined, new Set(), 0));
+    if (!this.tracer.isEnabled()) {
+      inheritTraceContext(plan);
+      return this.write(plan, roots);
+    }
+    const root = plan[roots[0]!]!;
+    return withProducerSpan(
+      this.tracer,
+      {
+        name: spanName('send', root.keys.queueName),
+        kind: 'producer',
+        parent: flows.length === 1 ? producerParent(root.prepared.opts) : 'active',
+        attributes: producerAttributes(
+          { name: root.keys.queueName, prefix: root.keys.prefix },
+          flows.length === 1 ? 'addFlow' : 'addBulkFlows',
+          { [ATTR.flowNodes]: plan.length },
+        ),
+      },
+      async (flowSpan) => {
+        const nodeSpans = this.traceNodes(plan, flowSpan);
+        try {
+          return await this.write(plan, roots);
+        } catch (error) {
+          nodeSpans.forEach((span) => span.fail(error));
+          throw error;
+        } finally {
+          nodeSpans.forEach((span) => span.end());
+        }
+      },
+    );
+  }
+
+  /** Starts a create span per node (up to the limit) and writes each node's context into it. */
+  private traceNodes(plan: PlannedNode[], flowSpan: JobSpan): JobSpan[] {
+    const spans: JobSpan[] = [];
+    const spanOf: (JobSpan | undefined)[] = [];
+    const carriers: TraceCarrier[] = [];
+    plan.forEach((node, index) => {
+      const parentSpan = node.parentIndex === undefined ? flowSpan : spanOf[node.parentIndex];
+      if (parentSpan && spans.length < FLOW_NODE_SPAN_LIMIT) {
+        const span = parentSpan.run(() =>
+          this.tracer.start({
+            name: spanName('create', node.keys.queueName),
+            kind: 'producer',
+            parent: 'active',
+            attributes: producerAttributes(
+              { name: node.keys.queueName, prefix: node.keys.prefix },
+              'create',
+              { [ATTR.jobName]: node.flow.name, [ATTR.messageId]: node.jobId },
+            ),
+          }),
+        );
+        spans.push(span);
+        spanOf[index] = span;
+        carriers[index] = span.carrier();
+      } else {
+        carriers[index] =
+          node.parentIndex === undefined ? flowSpan.carrier() : carriers[node.parentIndex]!;
+      }
+      node.prepared = withTraceCarrier(node.prepared, carriers[index]);
+    });
+    return spans;
+  }
+
+  private async write(plan: PlannedNode[], roots: number[]): Promise<JobNode[]> {
     const nodes = plan.map((node) => ({
       ...jobTable(node.keys.base, {
         ...node.prepared.job,
@@ -273,6 +351,22 @@ export class FlowProducer extends EventEmitter {
   async close(): Promise<void> {
     this.closing ??= release(this.connection);
     await this.closing;
+  }
+}
+
+/**
+ * Without tracing, a node with no context of its own carries its parent's, so a flow whose root
+ * names a trace keeps every job of it in that trace (plan order is parents first).
+ */
+function inheritTraceContext(plan: PlannedNode[]): void {
+  for (const node of plan) {
+    if (node.parentIndex === undefined || node.prepared.opts.traceparent) continue;
+    const parent = plan[node.parentIndex]!.prepared.opts;
+    if (!parent.traceparent) continue;
+    node.prepared = withTraceCarrier(node.prepared, {
+      traceparent: parent.traceparent,
+      tracestate: parent.tracestate,
+    });
   }
 }
 

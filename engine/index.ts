@@ -26,10 +26,19 @@ export type {
 export { QueueKeys, QUEUE_KEY_NAMES } from './keys';
 export { JobSchedulerIdCollisionError, JobSchedulerSlotsBusyError } from './job-scheduler';
 export type { RepeatOptions, JobSchedulerTemplate, JobSchedulerJson } from './job-scheduler';
-export type { DeduplicationOptions, GroupOptions } from './job-options';
+export type { DeduplicationOptions, GroupOptions, JobTelemetryOptions } from './job-options';
 export type { GroupInfo, GroupDefaults } from './backend/queue-operations';
 export type { Metrics } from './backend/queue-backend';
 export { TraceContext } from './telemetry/trace-context';
+export type {
+  Telemetry,
+  TelemetryTracer,
+  TelemetrySpan,
+  TelemetryContextManager,
+  TelemetryMeter,
+} from './telemetry/bullmq-telemetry';
+export { TelemetrySpanKind } from './telemetry/bullmq-telemetry';
+export { WORKER_METRIC_NAMES, PROCESSING_BUCKETS, WAIT_BUCKETS } from './telemetry/worker-metrics';
 export { computeBackoffDelay, UnknownBackoffStrategyError } from './backoff';
 export type { BackoffStrategy } from './backoff';
 export * from './errors';

@@ -49,6 +49,11 @@ export type KeepJobs =
       limit?: number;
     };
 
+export interface JobTelemetryOptions {
+  metadata?: string;
+  omitContext?: boolean;
+}
+
 export interface JobsOptions {
   jobId?: string;
   /** Creation time (ms); defaults to now. */
@@ -68,6 +73,11 @@ export interface JobsOptions {
   /** W3C trace context the job's spans continue. */
   traceparent?: string;
   tracestate?: string;
+  /**
+   * bullmq's trace propagation: `metadata` is the context a `telemetry` adapter serialized
+   * (stored as `tm`), `omitContext` keeps the producer's context out of the job (`omc`).
+   */
+  telemetry?: JobTelemetryOptions;
   failParentOnFailure?: boolean;
   continueParentOnFailure?: boolean;
   ignoreDependencyOnFailure?: boolean;
@@ -107,8 +117,12 @@ export function encodeOptions(opts: JobsOptions): Record<string, unknown> {
   const encoded: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(opts)) {
     if (value === undefined || HASH_FIELD_OPTIONS.has(key)) continue;
+    if (key === 'telemetry') continue;
     encoded[SHORT_KEYS[key] ?? key] = value;
   }
+  // bullmq flattens the telemetry object into two short keys.
+  if (opts.telemetry?.metadata !== undefined) encoded.tm = opts.telemetry.metadata;
+  if (opts.telemetry?.omitContext !== undefined) encoded.omc = opts.telemetry.omitContext;
   encoded.attempts = opts.attempts ?? 0;
   const backoff = normalizeBackoff(opts.backoff);
   if (backoff) encoded.backoff = backoff;
@@ -119,7 +133,14 @@ export function encodeOptions(opts: JobsOptions): Record<string, unknown> {
 export function decodeOptions(raw: Record<string, unknown>): JobsOptions {
   const decoded: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
+    if (key === 'tm' || key === 'omc') continue;
     decoded[LONG_KEYS[key] ?? key] = value;
+  }
+  if (raw.tm !== undefined || raw.omc !== undefined) {
+    const telemetry: JobTelemetryOptions = {};
+    if (typeof raw.tm === 'string') telemetry.metadata = raw.tm;
+    if (typeof raw.omc === 'boolean') telemetry.omitContext = raw.omc;
+    decoded.telemetry = telemetry;
   }
   return decoded as JobsOptions;
 }
@@ -255,12 +276,26 @@ export function validateJobOptions(opts: JobsOptions): void {
   validateParent(opts.parent);
   validateGroup(opts.group, opts.priority);
   validateDeduplication(opts.deduplication, opts.parent !== undefined);
+  validateTelemetry(opts.telemetry);
   if (opts.traceparent !== undefined) TraceContext.of(opts.traceparent, opts.tracestate);
   else if (opts.tracestate !== undefined) {
     throw new ValidationError('tracestate needs a traceparent');
   }
   if ((opts as Record<string, unknown>).debounce !== undefined) {
     throw new ValidationError('debounce was removed in bullmq 6: use deduplication');
+  }
+}
+
+function validateTelemetry(telemetry: JobsOptions['telemetry']): void {
+  if (telemetry === undefined) return;
+  if (telemetry === null || typeof telemetry !== 'object' || Array.isArray(telemetry)) {
+    throw new ValidationError('telemetry must be an object { metadata?, omitContext? }');
+  }
+  if (telemetry.metadata !== undefined && typeof telemetry.metadata !== 'string') {
+    throw new ValidationError('telemetry.metadata must be a string');
+  }
+  if (telemetry.omitContext !== undefined && typeof telemetry.omitContext !== 'boolean') {
+    throw new ValidationError('telemetry.omitContext must be a boolean');
   }
 }
 

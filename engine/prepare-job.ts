@@ -1,6 +1,7 @@
 import type { NewJob, ParentLinkFields } from './backend/queue-backend';
 import { ValidationError } from './errors';
 import { encodeOptions, serializeData, validateJobOptions, type JobsOptions } from './job-options';
+import type { TraceCarrier } from './telemetry/job-tracer';
 
 export interface PreparedJob {
   job: NewJob;
@@ -54,5 +55,32 @@ export function prepareJob(
       deduplication: merged.deduplication,
       groupId: merged.group?.id,
     },
+  };
+}
+
+/**
+ * The prepared job carrying a producer span's context: `traceparent` / `tracestate` hash fields
+ * (read by OxMQ) and bullmq's `tm` metadata in the options (read by bullmq workers with a
+ * telemetry adapter). Metadata the caller gave is kept as given; `omitContext` writes nothing.
+ */
+export function withTraceCarrier(prepared: PreparedJob, carrier: TraceCarrier): PreparedJob {
+  const telemetry = prepared.opts.telemetry;
+  if (telemetry?.omitContext || !carrier.traceparent) return prepared;
+  const opts: JobsOptions = {
+    ...prepared.opts,
+    traceparent: carrier.traceparent,
+    tracestate: carrier.tracestate,
+  };
+  const metadata = telemetry?.metadata ?? carrier.metadata;
+  if (metadata) opts.telemetry = { ...telemetry, metadata };
+  const fields: Record<string, string> = {
+    ...prepared.job.fields,
+    traceparent: carrier.traceparent,
+  };
+  if (carrier.tracestate) fields.tracestate = carrier.tracestate;
+  else delete fields.tracestate;
+  return {
+    opts,
+    job: { ...prepared.job, opts: JSON.stringify(encodeOptions(opts)), fields },
   };
 }

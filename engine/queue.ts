@@ -15,7 +15,11 @@ import { DEFAULTS } from './defaults';
 import { ClosedError, ValidationError } from './errors';
 import { Job } from './job';
 import { validateJobOptions, type JobsOptions } from './job-options';
-import { prepareJob, type PreparedJob } from './prepare-job';
+import { prepareJob, withTraceCarrier, type PreparedJob } from './prepare-job';
+import type { JobTracer } from './telemetry/job-tracer';
+import { producerAttributes, producerParent, withProducerSpan } from './telemetry/producer-spans';
+import { ATTR, spanName } from './telemetry/semconv';
+import { tracerFor } from './telemetry/tracing';
 import {
   JobScheduler,
   type JobSchedulerJson,
@@ -71,6 +75,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   private readonly connection: ManagedConnection;
   private readonly ready: Promise<void>;
   private readonly scheduler: JobScheduler;
+  private readonly tracer: JobTracer;
   private closing?: Promise<void>;
 
   constructor(
@@ -83,6 +88,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     }
     this.prefix = opts.prefix ?? DEFAULTS.prefix;
     this.keys = new QueueKeys(this.prefix, name);
+    this.tracer = tracerFor(opts.telemetry);
     this.defaultJobOptions = { ...(opts.defaultJobOptions ?? {}) };
     if (opts.defaultJobOptions) validateJobOptions(this.defaultJobOptions);
     this.connection = connect(opts.connection);
@@ -157,6 +163,32 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   ): Promise<Job<DataType, ReturnType, NameType>> {
     this.assertOpen();
     const prepared = this.prepareJob(name, data, opts);
+    if (!this.tracer.isEnabled()) return this.addPrepared(prepared, data);
+    const attributes = producerAttributes(this, 'add', {
+      [ATTR.jobName]: name,
+      [ATTR.group]: prepared.opts.group?.id,
+      [ATTR.delay]: prepared.opts.delay,
+    });
+    return withProducerSpan(
+      this.tracer,
+      {
+        name: spanName('send', this.name),
+        kind: 'producer',
+        parent: producerParent(prepared.opts),
+        attributes,
+      },
+      async (span) => {
+        const job = await this.addPrepared(withTraceCarrier(prepared, span.carrier()), data);
+        span.setAttributes({ [ATTR.messageId]: job.id });
+        return job;
+      },
+    );
+  }
+
+  private async addPrepared(
+    prepared: PreparedJob,
+    data: DataType,
+  ): Promise<Job<DataType, ReturnType, NameType>> {
     await this.ready.catch(() => undefined);
     const { jobId } = await this.backend.addJob(prepared.job);
     const job = this.toJob(prepared, data, jobId);
@@ -164,7 +196,10 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     return job;
   }
 
-  /** Adds many jobs in one round trip. All are validated before any is written. */
+  /**
+   * Adds many jobs in one round trip. All are validated before any is written. With tracing
+   * on, one producer span covers the call and every job without a context of its own carries it.
+   */
   async addBulk(
     jobs: BulkJob<DataType, NameType>[],
   ): Promise<Job<DataType, ReturnType, NameType>[]> {
@@ -172,6 +207,29 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     if (!Array.isArray(jobs))
       throw new ValidationError('addBulk expects an array of { name, data, opts }');
     const prepared = jobs.map((job) => this.prepareJob(job.name, job.data, job.opts));
+    if (!this.tracer.isEnabled()) return this.addPreparedBulk(prepared, jobs);
+    return withProducerSpan(
+      this.tracer,
+      {
+        name: spanName('send', this.name),
+        kind: 'producer',
+        parent: 'active',
+        attributes: producerAttributes(this, 'addBulk', { [ATTR.batchCount]: jobs.length }),
+      },
+      (span) => {
+        const carrier = span.carrier();
+        const traced = prepared.map((p) =>
+          producerParent(p.opts) === 'active' ? withTraceCarrier(p, carrier) : p,
+        );
+        return this.addPreparedBulk(traced, jobs);
+      },
+    );
+  }
+
+  private async addPreparedBulk(
+    prepared: PreparedJob[],
+    jobs: BulkJob<DataType, NameType>[],
+  ): Promise<Job<DataType, ReturnType, NameType>[]> {
     await this.ready.catch(() => undefined);
     const results = await this.backend.addJobs(prepared.map((p) => p.job));
     return results.map((result, i) => this.toJob(prepared[i]!, jobs[i]!.data, result.jobId));

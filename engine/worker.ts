@@ -27,6 +27,10 @@ import { planFailure } from './worker/failure-plan';
 import { InFlightJobs, type Flight } from './worker/in-flight';
 import { CompletionBatcher, type CompletionResult } from './worker/completion-batcher';
 import { MarkerWaiter } from './worker/marker-waiter';
+import { JobAttempts } from './telemetry/job-attempts';
+import { SPAN_EVENT, type JobOutcome } from './telemetry/semconv';
+import { tracerFor } from './telemetry/tracing';
+import { WorkerMetrics } from './telemetry/worker-metrics';
 import type { WorkerOptions } from './worker-options';
 import { validateWorkerOptions } from './worker-validation';
 
@@ -60,13 +64,17 @@ export interface GracefulCloseReport {
   returnedToWait: string[];
 }
 
-/** Processor signals that mean "the job was already moved; do nothing more". */
-const SELF_MOVED_SIGNALS = new Set([
-  'bullmq:movedToDelayed',
-  'bullmq:movedToWait',
-  'bullmq:movedToWaitingChildren',
-]);
 const RATE_LIMIT_SIGNAL = 'bullmq:rateLimitExceeded';
+
+/**
+ * Processor signals that mean "the job was already moved; do nothing more", and how each shows
+ * on the attempt's span.
+ */
+const SELF_MOVED_OUTCOMES = new Map<string, [JobOutcome, string]>([
+  ['bullmq:movedToDelayed', ['delayed', SPAN_EVENT.delayed]],
+  ['bullmq:movedToWait', ['moved-to-wait', SPAN_EVENT.movedToWait]],
+  ['bullmq:movedToWaitingChildren', ['waiting-children', SPAN_EVENT.waitingChildren]],
+]);
 
 /** Client name bullmq's getWorkers() and Bull-Board look for. */
 export function workerConnectionName(
@@ -140,6 +148,9 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
   private readonly markerWaiter: MarkerWaiter;
   /** Completions of one event-loop turn share one script call (see completion-batcher.ts). */
   private readonly completions: CompletionBatcher;
+  /** Spans and metrics of the attempts this worker runs (engine/telemetry/). */
+  protected readonly attempts: JobAttempts;
+  private slotsCounted = false;
 
   constructor(
     readonly name: string,
@@ -148,6 +159,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
   ) {
     super();
     validateWorkerOptions(opts);
+    const tracer = tracerFor(opts.telemetry);
     if (typeof processor === 'function') {
       this.processor = processor;
     } else if (typeof processor === 'string' || processor instanceof URL) {
@@ -191,6 +203,16 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       this.blockingConnection.client,
     );
     this.ops = new RedisQueueOperations(this.connection.client, this.keys);
+    this.attempts = new JobAttempts(
+      tracer,
+      new WorkerMetrics(this.prefix, name, opts.telemetry?.meter),
+      {
+        name,
+        prefix: this.prefix,
+        childTraces: (jobId, limit) => this.ops.getChildTraceFields(jobId, limit),
+        onError: (error) => this.emitError(error),
+      },
+    );
     this.markerWaiter = new MarkerWaiter(
       this.backend,
       this.blockingConnection.client,
@@ -208,7 +230,10 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     this.lockRenewer = new LockRenewer(
       this.backend,
       { lockDuration, lockRenewTime: this.settings.lockRenewTime },
-      (jobId) => this.emit('lockRenewalFailed', [jobId]),
+      (jobId) => {
+        this.attempts.metrics.lockRenewalFailed(1);
+        this.emit('lockRenewalFailed', [jobId]);
+      },
       (error) => this.emitError(error),
     );
     this.stalledChecker = new StalledChecker(
@@ -217,7 +242,10 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
         maxStalledCount: this.settings.maxStalledCount,
         stalledInterval: this.settings.stalledInterval,
       },
-      (ids) => ids.forEach((id) => this.emit('stalled', id, 'active')),
+      (ids) => {
+        this.attempts.metrics.jobsStalled(ids.length);
+        ids.forEach((id) => this.emit('stalled', id, 'active'));
+      },
       (error) => this.emitError(error),
     );
 
@@ -280,6 +308,8 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
   private async mainLoop(): Promise<void> {
     await this.waitUntilReady();
     this.emit('ready');
+    this.attempts.metrics.slotsOpened(this.concurrency);
+    this.slotsCounted = true;
     if (!this.opts.skipLockRenewal) this.lockRenewer.start();
     if (!this.opts.skipStalledCheck) this.stalledChecker.start();
 
@@ -405,7 +435,18 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     (fetched as { hash?: unknown }).hash = undefined;
     const token = fetched.token;
     job.token = token;
+    this.attempts.start(job);
+    try {
+      return await this.runJob(job, token);
+    } finally {
+      this.attempts.end(job);
+    }
+  }
 
+  private async runJob(
+    job: Job<DataType, ReturnType, NameType>,
+    token: string,
+  ): Promise<FetchedJob | undefined> {
     if (job.deferredFailure) {
       await this.failJob(job, token, new UnrecoverableError(job.deferredFailure));
       return undefined;
@@ -436,8 +477,9 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
         .catch((error: unknown) => this.emitError(error));
     try {
       let result: ReturnType;
+      const attempt = this.attempts.of(job)!;
       try {
-        result = await this.processor(job, token, this.abort.signal);
+        result = await attempt.run(() => this.processor(job, token, this.abort.signal));
       } catch (error) {
         if (this.isGivenUp(flight, error)) return undefined;
         flight.phase = 'finishing';
@@ -514,6 +556,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       job.returnvalue = result;
       job.finishedOn = Date.now();
       job.attemptsMade += 1;
+      this.attempts.of(job)?.completed();
       this.emit('completed', job, result, 'active');
     }
     // A next job fetched along with a refused completion is still this worker's to run.
@@ -550,12 +593,19 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     thrown: unknown,
   ): Promise<void> {
     const error = thrown instanceof Error ? thrown : new Error(String(thrown));
-    if (SELF_MOVED_SIGNALS.has(error.message)) return;
+    const moved = SELF_MOVED_OUTCOMES.get(error.message);
+    if (moved) {
+      this.attempts.of(job)?.moved(...moved);
+      return;
+    }
     if (error.message === RATE_LIMIT_SIGNAL || error.name === 'RateLimitError') {
       const ttl = await this.recordOutcome(job, () =>
         this.backend.moveActiveJobToWait(job.id, token),
       );
       if (ttl && ttl > 0) this.limitUntil = Date.now() + ttl;
+      this.attempts
+        .of(job)
+        ?.moved('rate-limited', SPAN_EVENT.rateLimited, { 'oxmq.rate_limit.ttl_ms': ttl ?? 0 });
       return;
     }
     await this.failJob(job, token, error);
@@ -595,7 +645,11 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
               metricsMaxDataPoints: this.opts.metrics?.maxDataPoints,
             }),
           );
-    if (outcome === null) return;
+    if (outcome === null) {
+      this.attempts.of(job)?.unrecorded(error);
+      return;
+    }
+    this.attempts.of(job)?.failed(error, delay, attemptsMade);
     job.attemptsMade = attemptsMade;
     job.failedReason = fields.failedReason;
     job.stacktrace = stacktrace;
@@ -738,6 +792,8 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       await this.sandbox?.close();
       this.lockRenewer.stop();
       this.stalledChecker.stop();
+      if (this.slotsCounted) this.attempts.metrics.slotsClosed(this.concurrency);
+      this.slotsCounted = false;
       // The blocking connection may still sit in BZPOPMIN: drop it rather than QUIT behind it.
       this.blockingConnection.client.disconnect();
       await release(this.connection);

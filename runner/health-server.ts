@@ -1,7 +1,8 @@
 /**
  * The runner's health endpoints on plain node:http: GET /livez (the process answers), GET
- * /readyz (it is doing its job: workers running, Redis reachable, not shutting down) and GET
- * /health (the detail a person or a dashboard reads).
+ * /readyz (it is doing its job: workers running, Redis reachable, not shutting down), GET
+ * /health (the detail a person or a dashboard reads) and GET /metrics (Prometheus text, see
+ * docs/metrics.md).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +15,8 @@ export interface HealthSource {
   readiness(): Promise<Readiness>;
   /** The /health body (readiness is added to it). */
   detail(): object;
+  /** Answers GET /metrics; without it /metrics is not found. */
+  metrics?: (request: http.IncomingMessage, response: http.ServerResponse) => void;
 }
 
 export interface HealthServer {
@@ -37,12 +40,17 @@ async function route(
   response: http.ServerResponse,
 ): Promise<void> {
   const pathname = new URL(request.url ?? '/', 'http://health').pathname;
-  const known = pathname === '/livez' || pathname === '/readyz' || pathname === '/health';
+  const known =
+    pathname === '/livez' ||
+    pathname === '/readyz' ||
+    pathname === '/health' ||
+    (pathname === '/metrics' && source.metrics !== undefined);
   if (!known) return send(response, 404, { error: 'not found' });
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     response.setHeader('allow', 'GET, HEAD');
     return send(response, 405, { error: 'method not allowed' });
   }
+  if (pathname === '/metrics') return source.metrics!(request, response);
   if (pathname === '/livez') return send(response, 200, { status: 'live' });
   const readiness = await source.readiness();
   if (pathname === '/readyz')

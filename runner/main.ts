@@ -6,6 +6,7 @@ import { ConfigError } from '../config/config-error';
 import { createRunnerLogger, type Logger } from './logger';
 import { startRunner } from './runner';
 import { loadRunnerSettings, type RunnerSettings } from './settings';
+import { startRunnerTelemetry } from './telemetry';
 
 function readSettings(): RunnerSettings {
   try {
@@ -38,18 +39,29 @@ async function main(): Promise<void> {
   const settings = readSettings();
   const logger = createRunnerLogger(settings.logLevel);
   guardProcess(logger);
-  const runner = await startRunner(settings, logger).catch((error: unknown) => {
+  // Before any worker exists: the engine takes its meter and tracer from the global API.
+  const telemetry = startRunnerTelemetry({
+    tracing: settings.tracing,
+    serviceName: settings.otelServiceName,
+  });
+  if (telemetry.tracing) logger.info('OpenTelemetry tracing on (OTEL_* variables)');
+  const runner = await startRunner(settings, logger, {
+    serveMetrics: telemetry.serveMetrics,
+  }).catch((error: unknown) => {
     logger.fatal({ err: error }, 'runner failed to start');
     process.exit(1);
   });
   const onSignal = (signal: NodeJS.Signals) => {
-    runner.shutdown(signal).then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.fatal({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    runner
+      .shutdown(signal)
+      .then(() => telemetry.shutdown())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.fatal({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);

@@ -5,7 +5,12 @@
  */
 import { redactUrl } from '../config/redact-url';
 import { discoverProcessorFiles } from './discover';
-import { startHealthServer, type HealthServer, type Readiness } from './health-server';
+import {
+  startHealthServer,
+  type HealthServer,
+  type HealthSource,
+  type Readiness,
+} from './health-server';
 import { ProcessorHost, type CloseReport } from './host';
 import type { Logger } from './logger';
 import { loadProcessorModule, ProcessorLoadError } from './processor-module';
@@ -33,7 +38,16 @@ export interface Runner {
 
 const READY_POLL_MS = 250;
 
-export async function startRunner(settings: RunnerSettings, logger: Logger): Promise<Runner> {
+export interface RunnerOptions {
+  /** Serves GET /metrics on the health port (runner/telemetry.ts). */
+  serveMetrics?: HealthSource['metrics'];
+}
+
+export async function startRunner(
+  settings: RunnerSettings,
+  logger: Logger,
+  options: RunnerOptions = {},
+): Promise<Runner> {
   logger.info(
     {
       redis: redactUrl(settings.redisUrl),
@@ -69,6 +83,7 @@ export async function startRunner(settings: RunnerSettings, logger: Logger): Pro
   try {
     health = await startHealthServer(settings.healthHost, settings.healthPort, {
       readiness,
+      metrics: options.serveMetrics,
       detail: () => ({
         shuttingDown,
         processors: host.hosted.map(({ file, queue, prefix, concurrency, sandbox, state }) => ({

@@ -15,6 +15,7 @@ import {
   type LogLevel,
 } from '../config/fields';
 import { loadSettings } from '../config/load-settings';
+import { tracingRequested } from '../config/otel-env';
 
 export const RUNNER_SETTINGS_SCHEMA = z.object({
   REDIS_URL: redisUrlField('redis://127.0.0.1:6379'),
@@ -37,6 +38,10 @@ export interface RunnerSettings {
   readonly healthHost: string;
   readonly shutdownTimeoutMs: number;
   readonly logLevel: LogLevel;
+  /** The standard OTEL_* variables ask for traces (the SDK reads them itself). */
+  readonly tracing: boolean;
+  /** OTEL_SERVICE_NAME, when set (the runner's default is oxmq-worker). */
+  readonly otelServiceName?: string;
 }
 
 /** Throws ConfigError naming every bad setting and where it came from. */
@@ -53,5 +58,7 @@ export function loadRunnerSettings(
     healthHost: raw.WORKER_HEALTH_HOST,
     shutdownTimeoutMs: raw.OXMQ_SHUTDOWN_TIMEOUT_MS,
     logLevel: raw.OXMQ_LOG_LEVEL,
+    tracing: tracingRequested(env),
+    otelServiceName: env.OTEL_SERVICE_NAME?.trim() || undefined,
   };
 }

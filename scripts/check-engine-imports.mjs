@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Guards the dependency direction app/ + components/ -> engine/ -> lua/ (design.md §1, §3.11).
 // No file under engine/ may import React, Next.js or console code (app/, components/, lib/), nor
-// the bullmq / Bull-Board packages, which are test peers only.
+// the bullmq / Bull-Board packages, which are test peers only, nor any OpenTelemetry package but
+// the API (an SDK is the application's choice; the engine only records through the API).
 //
 // Usage: node scripts/check-engine-imports.mjs [engineDir]
 //   engineDir defaults to <repo>/engine. Relative and `@/` imports are resolved against the
@@ -27,9 +28,14 @@ const FORBIDDEN_PACKAGES = [
   { name: 'next', why: 'engine/ must not depend on Next.js' },
   { name: 'bullmq', why: 'bullmq is a test peer (devDependency), never a runtime dependency' },
 ];
-/** Scopes whose every package is forbidden. */
+/** Scopes whose every package is forbidden, but for the names in `allowed`. */
 const FORBIDDEN_SCOPES = [
-  { scope: '@bull-board', why: 'Bull-Board is a test peer (devDependency) only' },
+  { scope: '@bull-board', why: 'Bull-Board is a test peer (devDependency) only', allowed: [] },
+  {
+    scope: '@opentelemetry',
+    why: 'engine/ uses @opentelemetry/api only; SDKs and exporters belong to the application',
+    allowed: ['@opentelemetry/api'],
+  },
 ];
 /** Top-level directories of the repo that engine/ must not reach into. */
 const FORBIDDEN_DIRS = ['app', 'components', 'lib'];
@@ -48,8 +54,10 @@ function violation(specifier, file, root) {
   for (const { name, why } of FORBIDDEN_PACKAGES) {
     if (matchesPackage(specifier, name)) return why;
   }
-  for (const { scope, why } of FORBIDDEN_SCOPES) {
-    if (specifier.startsWith(`${scope}/`)) return why;
+  for (const { scope, why, allowed } of FORBIDDEN_SCOPES) {
+    if (!specifier.startsWith(`${scope}/`)) continue;
+    if (allowed.some((name) => matchesPackage(specifier, name))) continue;
+    return why;
   }
 
   let target = null;

@@ -290,7 +290,8 @@ describe('getFlowGraph', () => {
     const nodes = byId(await getFlowGraph(redis, { queueName: p, jobId: 'root' }));
     expect(nodes.root!.traceId).toBe(trace.traceId);
     expect(nodes.t!.traceId).toBe(trace.traceId);
-    expect(nodes.u!.traceId).toBeUndefined();
+    // A child without a context of its own carries its parent's (the flow stays one trace).
+    expect(nodes.u!.traceId).toBe(trace.traceId);
     expect(nodes.v!.traceId).toBeUndefined();
   });
 

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { QueueKeys } from '../../keys';
 import type { RawJobHash } from '../queue-backend';
 import type {
+  ChildTraceFields,
   CleanState,
   DependencyKind,
   DependencyPageRequest,
@@ -11,6 +12,7 @@ import type {
   RawDependencies,
   RawDependencyPages,
 } from '../queue-operations';
+import { getChildTraceFields } from './child-traces';
 import * as dependencies from './dependencies';
 import * as moves from './job-moves';
 import * as cleanup from './queue-cleanup';
@@ -155,6 +157,10 @@ export class RedisQueueOperations implements QueueOperations {
 
   getDependencyCounts(jobId: string, kinds: DependencyKind[]): Promise<number[]> {
     return dependencies.getDependencyCounts(this.client, this.keys, jobId, kinds);
+  }
+
+  getChildTraceFields(jobId: string, limit: number): Promise<ChildTraceFields[]> {
+    return getChildTraceFields(this.client, this.keys, jobId, limit);
   }
 
   moveToWaitingChildren(jobId: string, token: string, childKey?: string): Promise<boolean> {
