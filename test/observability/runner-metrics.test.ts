@@ -99,7 +99,7 @@ describe('worker runner /metrics', () => {
         (sampleValue(parsed, 'oxmq_jobs_stalled_total', labels('fragile')) ?? 0) >= 1;
       return settled ? body : undefined;
     }, 20_000);
-    const after = parsePrometheusText(text);
+    const after = parsePrometheusText(text!);
 
     expect(
       sampleValue(after, 'oxmq_jobs_failed_total', { ...labels('flaky'), final: 'false' }),
