@@ -3,6 +3,11 @@
  * session except /login, /api/auth/* and /api/health (see `config.matcher`). Pages without a
  * session redirect to /login; API routes answer 401 JSON, since a redirect means nothing to
  * fetch(). Route handlers check the session again in withRoute: this is the outer wall.
+ *
+ * One exception inside the matcher: exactly `/api/prometheus`, which Prometheus scrapes without
+ * a cookie; its route checks a bearer token instead (app/api/prometheus/route.ts). The
+ * comparison is on the exact path, not a prefix, so no other path (`/api/prometheus/x`,
+ * `/api/prometheus-x`) gets past the wall this way.
  */
 import {
   withAuth,
@@ -36,7 +41,11 @@ function buildAuthProxy(): NextMiddlewareWithAuth {
   );
 }
 
+/** The one path answered without a session; its route checks a bearer token. */
+const PROMETHEUS_PATH = '/api/prometheus';
+
 export default function proxy(request: NextRequestWithAuth, event: NextFetchEvent) {
+  if (request.nextUrl.pathname === PROMETHEUS_PATH) return NextResponse.next();
   authProxy ??= buildAuthProxy();
   return authProxy(request, event);
 }

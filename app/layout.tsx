@@ -4,6 +4,7 @@ import { Nav } from '@/components/layout/nav';
 import { THEME_BOOT_SCRIPT } from '@/components/theme/theme';
 import type { SessionInfo } from '@/lib/api-types';
 import { currentUser } from '@/lib/server/auth';
+import { consoleLinks } from '@/lib/server/links';
 import { isReadOnly } from '@/lib/server/oxmq';
 import './globals.css';
 import { Providers } from './providers';
@@ -18,7 +19,9 @@ export const dynamic = 'force-dynamic';
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const user = await currentUser();
-  const session: SessionInfo | null = user ? { ...user, readOnly: isReadOnly() } : null;
+  const session: SessionInfo | null = user
+    ? { ...user, readOnly: isReadOnly(), links: consoleLinks() }
+    : null;
   return (
     // data-theme is set by the boot script before hydration; React must not fight it.
     <html lang="en" suppressHydrationWarning>

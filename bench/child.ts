@@ -5,6 +5,7 @@
  */
 import { Redis } from 'ioredis';
 import { benchLib, type BenchJobOpts, type BenchLib, type BenchQueue } from './libs';
+import { startBenchTracing } from './tracing';
 import type { ScenarioKind, ScenarioParams } from './scenarios';
 import {
   checkDelivery,
@@ -327,8 +328,12 @@ async function main(): Promise<void> {
   const config = JSON.parse(process.argv[2] ?? '{}') as ChildConfig;
   const connection = { host: '127.0.0.1', port: config.port };
   const redis = new Redis(connection);
+  const tracing = config.params.tracing ? await startBenchTracing() : undefined;
   try {
-    const result = await runScenario(config, benchLib(config.lib, connection), redis);
+    const lib = benchLib(config.lib, connection, tracing?.bullmqTelemetry);
+    const result = await runScenario(config, lib, redis);
+    await tracing?.stop();
+    if (tracing) result.extra.exported_kb = Math.round(tracing.receivedBytes() / 1024);
     process.stdout.write(JSON.stringify({ lib: config.lib, ...result }) + '\n');
   } finally {
     redis.disconnect();

@@ -4,7 +4,7 @@
  */
 import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
-import { BatchWorker, Queue, Worker } from '../engine';
+import { BatchWorker, Queue, Worker, type Telemetry } from '../engine';
 import type { Lib } from './stats';
 
 export interface BenchJobOpts {
@@ -43,8 +43,16 @@ export interface BenchLib {
   ): BenchWorker;
 }
 
-export function benchLib(lib: Lib, connection: RedisOptions): BenchLib {
-  return lib === 'oxmq' ? oxmq(connection) : bullmq(connection);
+/**
+ * `bullmqTelemetry`: bullmq's telemetry option, for a traced run (OxMQ traces through the global
+ * OpenTelemetry API and needs nothing).
+ */
+export function benchLib(
+  lib: Lib,
+  connection: RedisOptions,
+  bullmqTelemetry?: Telemetry,
+): BenchLib {
+  return lib === 'oxmq' ? oxmq(connection) : bullmq(connection, bullmqTelemetry);
 }
 
 function oxmq(connection: RedisOptions): BenchLib {
@@ -86,10 +94,11 @@ function oxmq(connection: RedisOptions): BenchLib {
   };
 }
 
-function bullmq(connection: RedisOptions): BenchLib {
+function bullmq(connection: RedisOptions, telemetry?: Telemetry): BenchLib {
   return {
     queue(name) {
-      const queue = new BullQueue(name, { connection });
+      // bullmq-otel implements bullmq's interface, which OxMQ's Telemetry type mirrors.
+      const queue = new BullQueue(name, { connection, telemetry: telemetry as never });
       return {
         add: async (jobName, data, opts) => (await queue.add(jobName, data, opts)).id!,
         addBulk: async (jobs) => (await queue.addBulk(jobs)).map((job) => job.id!),
@@ -103,7 +112,12 @@ function bullmq(connection: RedisOptions): BenchLib {
       const worker = new BullWorker(
         name,
         (job) => processor({ id: job.id!, timestamp: job.timestamp, processedOn: job.processedOn }),
-        { connection, concurrency: opts.concurrency, autorun: false },
+        {
+          connection,
+          concurrency: opts.concurrency,
+          autorun: false,
+          telemetry: telemetry as never,
+        },
       );
       return {
         run: () =>

@@ -22,6 +22,8 @@ export interface ScenarioParams {
   durationMs: number;
   /** latency: open-loop producer rate, jobs per second. */
   ratePerSec: number;
+  /** Both libraries trace every job through a real OpenTelemetry SDK (bench/tracing.ts). */
+  tracing: boolean;
 }
 
 export interface Scenario {
@@ -46,6 +48,7 @@ export const DEFAULT_PARAMS: ScenarioParams = {
   workers: 0,
   durationMs: 0,
   ratePerSec: 0,
+  tracing: false,
 };
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -81,6 +84,14 @@ export const SCENARIOS: readonly Scenario[] = [
     full: { jobs: 30_000, concurrency: 100 },
     quick: { jobs: 6_000, concurrency: 100 },
     warmup: { jobs: 2_000, concurrency: 100 },
+  },
+  {
+    name: 'worker-c100-traced',
+    what: 'as worker-c100, both libraries tracing every job (always-on sampler, OTLP/HTTP to a local sink)',
+    kind: 'worker',
+    full: { jobs: 30_000, concurrency: 100, tracing: true },
+    quick: { jobs: 6_000, concurrency: 100, tracing: true },
+    warmup: { jobs: 2_000, concurrency: 100, tracing: true },
   },
   {
     name: 'worker-c100-roc',

@@ -47,7 +47,7 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
   {
     name: 'WORKER_HEALTH_PORT',
     default: '`3001`',
-    doc: "Port of the worker runner's health server (/livez, /readyz, /health); 0 = any free port.",
+    doc: "Port of the worker runner's health server (/livez, /readyz, /health, /metrics); 0 = any free port.",
     readBy: ['runner', 'launcher'],
   },
   {
@@ -134,6 +134,37 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
     name: 'OXMQ_REDACT_KEYS',
     default: '–',
     doc: 'More key names the job page redacts, comma-separated.',
+    readBy: ['console', 'launcher'],
+  },
+  {
+    name: 'OXMQ_METRICS_TOKEN',
+    default: '– (`/api/prometheus` answers 404)',
+    doc: 'Bearer token Prometheus sends to scrape the console at `/api/prometheus` (16+ characters).',
+    readBy: ['console', 'launcher'],
+    secret: true,
+  },
+  {
+    name: 'OXMQ_METRICS_CACHE_MS',
+    default: '`5000`',
+    doc: 'How long one `/api/prometheus` collection serves every scrape (0 = only scrapes at the same time share one).',
+    readBy: ['console', 'launcher'],
+  },
+  {
+    name: 'OXMQ_METRICS_MAX_QUEUES',
+    default: '`500`',
+    doc: 'Most queues one `/api/prometheus` scrape describes; the rest are counted in `oxmq_scrape_queues_omitted`.',
+    readBy: ['console', 'launcher'],
+  },
+  {
+    name: 'OXMQ_TRACE_URL',
+    default: '– (trace ids shown as text)',
+    doc: 'Trace viewer link for job and flow pages, with `{traceId}` where the id goes, e.g. `https://tempo.example/explore?traceId={traceId}`.',
+    readBy: ['console', 'launcher'],
+  },
+  {
+    name: 'OXMQ_GRAFANA_URL',
+    default: '– (no dashboard links)',
+    doc: "Base URL of a Grafana with OxMQ's dashboards (grafana/); queue pages and the overview link to them.",
     readBy: ['console', 'launcher'],
   },
   {

@@ -3,6 +3,8 @@
  * a real OxMQ Worker (issue 5 items 5 and 6): a job that fails on its first run is retried from
  * the page until it shows completed, its timeline spans both runs, secrets stay redacted, and a
  * FlowProducer flow renders its nodes on the flows page. Screenshots go to e2e/artifacts/.
+ * The shared console has test/console/links-env.ts' link settings: a traced job's id links to
+ * the trace viewer, and the queue page to its Grafana dashboard.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -10,6 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FlowProducer, Queue, Worker } from '../engine';
 import { redisOptions, uniqueQueueName, waitFor } from '../test/helpers/redis';
+import { GRAFANA_BASE, traceUrlFor } from '../test/console/links-env';
 import { OPERATOR, VIEWER } from '../test/console/users';
 import { launchChromium } from './browser';
 
@@ -127,6 +130,43 @@ describe('job page in Chromium', () => {
     for (const label of ['Retry', 'Duplicate', 'Remove', 'Edit data']) {
       expect(await page.getByRole('button', { name: label }).count()).toBe(0);
     }
+    await context.close();
+  });
+
+  it('links trace ids to the trace viewer and the queue to its Grafana dashboard', async () => {
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const tree = await flows.add({
+      name: 'traced',
+      queueName: name,
+      opts: { traceparent: `00-${traceId}-b7ad6b7169203331-01` },
+      children: [{ name: 'traced-child', queueName: name }],
+    });
+    const child = tree.children![0]!.job;
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await signIn(page, VIEWER);
+    await page.goto(jobUrl(child.id));
+    const link = page.getByTestId('trace-link');
+    await link.waitFor();
+    expect(await link.getAttribute('href')).toBe(traceUrlFor(traceId));
+    expect(await link.getAttribute('target')).toBe('_blank');
+    expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
+    expect(await link.getByTestId('trace-id').textContent()).toBe(traceId);
+    await screenshot(page, 'job-trace-link.png');
+
+    await page.goto(`${baseUrl}/flows/bull/${name}/${tree.job.id}`);
+    const nodeLinks = page.getByTestId('flow-node-trace');
+    await waitFor(async () => (await nodeLinks.count()) === 2, 15_000, 100);
+    const hrefs = await nodeLinks.evaluateAll((all) => all.map((a) => a.getAttribute('href')));
+    expect(hrefs).toEqual([traceUrlFor(traceId), traceUrlFor(traceId)]);
+    await screenshot(page, 'flow-trace-links.png');
+
+    await page.goto(`${baseUrl}/queues/bull/${name}`);
+    const dashboard = page.getByTestId('grafana-queue-link');
+    await dashboard.waitFor();
+    expect(await dashboard.getAttribute('href')).toBe(
+      `${GRAFANA_BASE}/d/oxmq-queue/oxmq-queue?var-prefix=bull&var-queue=${encodeURIComponent(name)}`,
+    );
     await context.close();
   });
 

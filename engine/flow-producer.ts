@@ -32,6 +32,9 @@ import { tracerFor } from './telemetry/tracing';
  */
 export const FLOW_NODE_SPAN_LIMIT = 500;
 
+/** Most children a parent's processing span links to (their contexts ride in its hash). */
+export const FLOW_CHILD_LINK_LIMIT = 64;
+
 /** One node of a flow: a job, and the jobs it waits for. */
 export interface FlowJob {
   name: string;
@@ -201,6 +204,7 @@ export class FlowProducer extends EventEmitter {
       }
       node.prepared = withTraceCarrier(node.prepared, carriers[index]);
     });
+    recordChildTraces(plan, carriers);
     return spans;
   }
 
@@ -351,6 +355,30 @@ export class FlowProducer extends EventEmitter {
   async close(): Promise<void> {
     this.closing ??= release(this.connection);
     await this.closing;
+  }
+}
+
+/**
+ * Each parent stores its children's contexts (hash field `childTraceparents`), so the span of
+ * its processing can link to them without another read. Children past the span limit share an
+ * ancestor's context; each context is listed once.
+ */
+function recordChildTraces(plan: PlannedNode[], carriers: TraceCarrier[]): void {
+  const childContexts = new Map<number, Set<string>>();
+  plan.forEach((node, index) => {
+    const traceparent = carriers[index]?.traceparent;
+    if (node.parentIndex === undefined || !traceparent) return;
+    const contexts = childContexts.get(node.parentIndex) ?? new Set<string>();
+    if (contexts.size < FLOW_CHILD_LINK_LIMIT) contexts.add(traceparent);
+    childContexts.set(node.parentIndex, contexts);
+  });
+  for (const [index, contexts] of childContexts) {
+    const node = plan[index]!;
+    const fields = {
+      ...node.prepared.job.fields,
+      childTraceparents: JSON.stringify([...contexts]),
+    };
+    node.prepared = { ...node.prepared, job: { ...node.prepared.job, fields } };
   }
 }
 

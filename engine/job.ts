@@ -63,6 +63,11 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
   deduplicationId?: string;
   traceparent?: string;
   tracestate?: string;
+  /**
+   * OxMQ: the trace contexts of the children a tracing FlowProducer created under this job,
+   * which its processing span links to (hash field `childTraceparents`, a JSON array).
+   */
+  childTraceparents?: string[];
   /** The lock token while a worker runs the job. */
   token?: string;
   private discarded = false;
@@ -122,6 +127,7 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
     job.deduplicationId = hash.deid;
     job.traceparent = hash.traceparent;
     job.tracestate = hash.tracestate;
+    job.childTraceparents = stringArray(parseJson<unknown>(hash.childTraceparents, undefined));
     return job;
   }
 
@@ -444,4 +450,11 @@ export function appendStacktrace(
     if (target <= 0) break;
   }
   return traces;
+}
+
+/** A JSON array of strings as written, else undefined (a foreign writer's field is not ours). */
+function stringArray(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((entry) => typeof entry === 'string')
+    ? (value as string[])
+    : undefined;
 }

@@ -10,6 +10,7 @@ import type {
   JobStateReply,
 } from './backend/queue-operations';
 import type { Metrics } from './backend/queue-backend';
+import { exportQueuePrometheusMetrics } from './admin/prometheus/queue-export';
 import { connect, release, untilDisconnected, type ManagedConnection } from './connection';
 import { DEFAULTS } from './defaults';
 import { ClosedError, ValidationError } from './errors';
@@ -312,6 +313,20 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   }
   getWaitingChildren(start = 0, end = -1) {
     return this.getJobs(['waiting-children'], start, end, true);
+  }
+
+  /**
+   * The queue's state in Prometheus text: what bullmq 6.7's method writes for the same state
+   * (job counts per state, completed and failed counters; `globalVariables` become labels), then
+   * OxMQ's `oxmq_queue_*` gauges (docs/metrics.md). One round trip.
+   */
+  exportPrometheusMetrics(globalVariables?: Record<string, string>): Promise<string> {
+    return exportQueuePrometheusMetrics(
+      this.connection.client,
+      this.prefix,
+      this.name,
+      globalVariables,
+    );
   }
 
   /** Per-minute counts of completed or failed jobs (workers need the `metrics` option). */

@@ -206,12 +206,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     this.attempts = new JobAttempts(
       tracer,
       new WorkerMetrics(this.prefix, name, opts.telemetry?.meter),
-      {
-        name,
-        prefix: this.prefix,
-        childTraces: (jobId, limit) => this.ops.getChildTraceFields(jobId, limit),
-        onError: (error) => this.emitError(error),
-      },
+      { name, prefix: this.prefix },
     );
     this.markerWaiter = new MarkerWaiter(
       this.backend,

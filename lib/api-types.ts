@@ -48,6 +48,8 @@ export interface QueueListResponse {
   complete: boolean;
   /** Whether the server refuses mutations (OXMQ_READ_ONLY). */
   readOnly: boolean;
+  /** The link settings, as in SessionInfo. */
+  links: ConsoleLinks;
 }
 
 export type QueueOverviewResponse = QueueOverview;
@@ -68,6 +70,15 @@ export interface SessionInfo {
   username: string;
   role: Role;
   readOnly: boolean;
+  links: ConsoleLinks;
+}
+
+/** Links to the tools around the console (lib/links.ts builds them); null when not set. */
+export interface ConsoleLinks {
+  /** OXMQ_TRACE_URL: a trace viewer URL with `{traceId}` where the id goes. */
+  traceUrl: string | null;
+  /** OXMQ_GRAFANA_URL: the base URL of a Grafana holding OxMQ's dashboards. */
+  grafanaUrl: string | null;
 }
 
 // ---- queue page (issue 5 item 4) ----
@@ -148,6 +159,8 @@ export interface JobDetailResponse extends Omit<
   queueName: string;
   /** Sensitive key names redacted (normalised), so the page can say what it hides. */
   redactedKeys: string[];
+  /** The trace viewer's page for `traceId` (OXMQ_TRACE_URL); null when either is missing. */
+  traceUrl: string | null;
   children: import('@/engine/admin').JobChildrenPage;
 }
 
@@ -170,9 +183,12 @@ export interface FlowGraphResponse {
   /** The job the page was opened for. */
   jobKey: string;
   root: import('@/engine/admin').FlowRoot;
-  graph: import('@/engine/admin').FlowGraph;
+  graph: Omit<import('@/engine/admin').FlowGraph, 'nodes'> & { nodes: FlowGraphNode[] };
 }
 
-export type FlowChildrenResponse = import('@/engine/admin').FlowChildrenPage;
-export type FlowGraphNode = import('@/engine/admin').FlowGraphNode;
+export type FlowChildrenResponse = Omit<import('@/engine/admin').FlowChildrenPage, 'nodes'> & {
+  nodes: FlowGraphNode[];
+};
+/** A graph node with its trace viewer link, when it has a trace and OXMQ_TRACE_URL is set. */
+export type FlowGraphNode = import('@/engine/admin').FlowGraphNode & { traceUrl?: string };
 export type FlowGraphEdge = import('@/engine/admin').FlowGraphEdge;

@@ -6,6 +6,7 @@ import { useRouter } from 'next/navigation';
 import { useMemo, useState } from 'react';
 import type { FlowGraphEdge, FlowGraphNode } from '@/lib/api-types';
 import { jobPageHref } from '../job/hrefs';
+import { ExternalLink } from '../layout/external-link';
 import { layeredPositions, NODE_INITIAL_HEIGHT, NODE_WIDTH } from './flow-layout';
 import { JobNode, type JobFlowNode } from './flow-node';
 import { fetchFlowChildren, useFlowGraph, type FlowRef } from './use-flow';
@@ -140,6 +141,12 @@ export function FlowGraphView({ flow }: { flow: FlowRef }) {
                 {node.name || '(no name)'} · {node.queueName}:{node.id}
               </Link>{' '}
               <span className={`badge state-${node.state}`}>{node.state}</span>
+              {node.traceUrl && (
+                <>
+                  {' '}
+                  <ExternalLink href={node.traceUrl}>trace</ExternalLink>
+                </>
+              )}
             </li>
           ))}
         </ul>

@@ -1,6 +1,7 @@
 'use client';
 import { Handle, Position, type Node, type NodeProps } from '@xyflow/react';
 import type { FlowGraphNode } from '@/lib/api-types';
+import { ExternalLink } from '../layout/external-link';
 import { NODE_WIDTH } from './flow-layout';
 
 export type JobNodeData = {
@@ -31,6 +32,15 @@ export function JobNode({ data }: NodeProps<JobFlowNode>) {
         {job.queueName}:{job.id}
       </div>
       <span className={`badge state-${job.state}`}>{job.missing ? 'removed' : job.state}</span>
+      {job.traceUrl && (
+        // nodrag, and no click through: a click on the node itself opens the job page.
+        <span className="nodrag" onClick={(event) => event.stopPropagation()}>
+          {' '}
+          <ExternalLink href={job.traceUrl} testId="flow-node-trace">
+            trace
+          </ExternalLink>
+        </span>
+      )}
       {onLoadMore && (
         <button
           type="button"

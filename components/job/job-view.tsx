@@ -1,6 +1,7 @@
 'use client';
 import Link from 'next/link';
 import type { JobDetailResponse, JobLinkRef } from '@/lib/api-types';
+import { ExternalLink } from '../layout/external-link';
 import { JobActions } from './job-actions';
 import { JobLogs } from './job-logs';
 import { JobTimeline } from './job-timeline';
@@ -20,6 +21,19 @@ function JobLink({ link }: { link: JobLinkRef }) {
         {link.queueName}:{link.id}
       </code>
     </Link>
+  );
+}
+
+/** The trace id, a link to the trace viewer when OXMQ_TRACE_URL is set. */
+function TraceId({ traceId, traceUrl }: { traceId: string | null; traceUrl: string | null }) {
+  if (!traceId) return <>—</>;
+  const id = <code data-testid="trace-id">{traceId}</code>;
+  return traceUrl ? (
+    <ExternalLink href={traceUrl} testId="trace-link">
+      {id}
+    </ExternalLink>
+  ) : (
+    id
   );
 }
 
@@ -86,7 +100,9 @@ export function JobView({ job }: { job: JobRef }) {
             <dt>Delay</dt>
             <dd>{data.delay} ms</dd>
             <dt>Trace id</dt>
-            <dd>{data.traceId ? <code data-testid="trace-id">{data.traceId}</code> : '—'}</dd>
+            <dd>
+              <TraceId traceId={data.traceId} traceUrl={data.traceUrl} />
+            </dd>
             <dt>Parent</dt>
             <dd>{data.parent ? <JobLink link={data.parent} /> : '—'}</dd>
           </dl>

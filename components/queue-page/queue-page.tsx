@@ -3,6 +3,9 @@
 import Link from 'next/link';
 import { useState } from 'react';
 import type { QueueCountState } from '@/lib/api-types';
+import { grafanaQueueHref } from '@/lib/links';
+import { ExternalLink } from '../layout/external-link';
+import { useConsoleLinks } from '../session/session-context';
 import { DiagnosisPanel } from './diagnosis-panel';
 import { JobList } from './job-list';
 import { JobSearch } from './job-search';
@@ -14,6 +17,7 @@ import { useQueueOverview } from './use-queue-page';
 export function QueuePage({ prefix, name }: { prefix: string; name: string }) {
   const [state, setState] = useState<QueueCountState>('waiting');
   const { data, error } = useQueueOverview(prefix, name);
+  const dashboard = grafanaQueueHref(useConsoleLinks().grafanaUrl, prefix, name);
   if (error) {
     return (
       <p role="alert" className="notice error">
@@ -25,6 +29,14 @@ export function QueuePage({ prefix, name }: { prefix: string; name: string }) {
     <div className="queue-page" data-queue={name}>
       <p>
         <Link href="/">← All queues</Link>
+        {dashboard && (
+          <>
+            {' · '}
+            <ExternalLink href={dashboard} testId="grafana-queue-link">
+              Grafana dashboard
+            </ExternalLink>
+          </>
+        )}
       </p>
       <h1>
         <span className="prefix">{prefix}:</span>

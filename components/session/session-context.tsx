@@ -1,7 +1,7 @@
 'use client';
 /** Who is signed in and whether the server is read-only, for showing or hiding controls. */
 import { createContext, useContext, type ReactNode } from 'react';
-import type { SessionInfo } from '@/lib/api-types';
+import type { ConsoleLinks, SessionInfo } from '@/lib/api-types';
 import { hasRole, type Role } from '@/lib/roles';
 
 const SessionContext = createContext<SessionInfo | null>(null);
@@ -18,6 +18,13 @@ export function SessionInfoProvider({
 
 export function useSessionInfo(): SessionInfo | null {
   return useContext(SessionContext);
+}
+
+const NO_LINKS: ConsoleLinks = { traceUrl: null, grafanaUrl: null };
+
+/** The link settings (OXMQ_TRACE_URL, OXMQ_GRAFANA_URL), read by the server at render. */
+export function useConsoleLinks(): ConsoleLinks {
+  return useSessionInfo()?.links ?? NO_LINKS;
 }
 
 /**

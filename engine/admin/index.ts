@@ -104,9 +104,22 @@ export type { JobAction } from './job-actions';
 export { getJobTimeline, JOB_TIMELINE_DEFAULTS, JOB_TIMELINE_LIMITS } from './job-timeline';
 export type { JobTimeline, JobTimelineEntry, JobTimelineOptions } from './job-timeline';
 // ---- workers, metrics and live events (issue 5 items 7 and 8) ----
-export { listWorkers, workerClientBase } from './workers';
+export { listWorkers, workerClientBase, workersInClientList } from './workers';
 export type { ConnectedWorker, QueueWorkers } from './workers';
 export { clampMinutes, getQueueMetrics, METRICS_LIMITS, toTimeline } from './metrics';
 export type { MetricsPoint, MetricsTimeline, QueueMetrics } from './metrics';
 export { eventsKey, latestEventIds, LIVE_EVENTS_LIMITS, readQueueEvents } from './live-events';
 export type { LiveEvent, LiveEventBatch } from './live-events';
+// ---- Prometheus scrape of queue state (docs/metrics.md, "Console") ----
+export {
+  BULLMQ_COUNT_STATES,
+  collectConsoleMetrics,
+  CONSOLE_METRICS_DEFAULTS,
+  exportQueuePrometheusMetrics,
+} from './prometheus';
+export type {
+  BullmqCountState,
+  ConsoleMetrics,
+  ConsoleMetricsOptions,
+  QueueSnapshot,
+} from './prometheus';

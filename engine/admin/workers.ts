@@ -38,14 +38,21 @@ export async function listWorkers(
   client: Redis,
   queues: readonly QueueRef[],
 ): Promise<QueueWorkers[]> {
+  if (queues.length === 0) return [];
+  return workersInClientList(String(await client.client('LIST')), queues);
+}
+
+/**
+ * Groups a CLIENT LIST reply by the queues asked for, in their order. Apart from listWorkers so
+ * that a caller may send CLIENT LIST inside a pipeline of its own (engine/admin/prometheus/).
+ */
+export function workersInClientList(list: string, queues: readonly QueueRef[]): QueueWorkers[] {
   const byBase = new Map<string, QueueWorkers>();
   const result = queues.map((queue) => {
     const entry: QueueWorkers = { prefix: queue.prefix, name: queue.name, workers: [] };
     byBase.set(workerClientBase(queue.prefix, queue.name), entry);
     return entry;
   });
-  if (queues.length === 0) return result;
-  const list = String(await client.client('LIST'));
   for (const record of parseClientList(list)) {
     const rawname = record.name ?? '';
     if (rawname === '') continue;

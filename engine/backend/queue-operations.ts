@@ -49,13 +49,6 @@ export type RawDependencyPages = {
   failed?: { next: number; keys: string[] };
 };
 
-/** A finished child's stored W3C trace context. */
-export interface ChildTraceFields {
-  childKey: string;
-  traceparent: string;
-  tracestate?: string;
-}
-
 export type CleanState =
   'completed' | 'failed' | 'delayed' | 'wait' | 'paused' | 'active' | 'prioritized';
 
@@ -128,8 +121,6 @@ export interface QueueOperations {
   ): Promise<RawDependencyPages>;
   /** Sizes of the requested kinds, in the order asked. */
   getDependencyCounts(jobId: string, kinds: DependencyKind[]): Promise<number[]>;
-  /** The trace context of up to `limit` finished children (per kind), for span links. */
-  getChildTraceFields(jobId: string, limit: number): Promise<ChildTraceFields[]>;
   /**
    * Parks an active job (locked by `token`) in waiting-children while it has pending children
    * (or while `childKey`, a full job key, is pending). True when moved, false when nothing is

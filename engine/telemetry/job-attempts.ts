@@ -4,13 +4,9 @@
  * it records it, and ends the attempt when the job leaves its hands.
  */
 import type { Job } from '../job';
-import type { ChildTraceFields } from '../backend/queue-operations';
 import type { JobSpan, JobTracer, SpanAttributes, TraceCarrier } from './job-tracer';
 import { ATTR, MESSAGING_SYSTEM, SPAN_EVENT, spanName, type JobOutcome } from './semconv';
 import type { WorkerMetrics } from './worker-metrics';
-
-/** Most children a flow parent's span links to. */
-export const MAX_CHILD_LINKS = 128;
 
 /** What a job stores of the context its spans continue. */
 export function carrierOfJob(job: Job): TraceCarrier {
@@ -24,16 +20,11 @@ export function carrierOfJob(job: Job): TraceCarrier {
 export interface AttemptSource {
   readonly name: string;
   readonly prefix: string;
-  /** Finished children's trace fields of a parent job (for span links). */
-  childTraces(jobId: string, limit: number): Promise<ChildTraceFields[]>;
-  onError(error: unknown): void;
 }
 
 export class Attempt {
   private readonly startedAt = performance.now();
   private outcome?: JobOutcome;
-  /** The lookup of a flow parent's children, linked before the span ends. */
-  private childLinks?: Promise<void>;
 
   /**
    * `jobId` is set for the attempts of a batch: they share the batch's span, so their outcomes
@@ -48,12 +39,6 @@ export class Attempt {
   /** Runs the processor inside the span, so the user's spans nest under it. */
   run<T>(fn: () => T): T {
     return this.span ? this.span.run(fn) : fn();
-  }
-
-  linkChildrenFrom(lookup: Promise<TraceCarrier[]>, onError: (error: unknown) => void): void {
-    const span = this.span;
-    if (!span) return;
-    this.childLinks = lookup.then((carriers) => span.addLinks(carriers), onError);
   }
 
   completed(): void {
@@ -94,17 +79,13 @@ export class Attempt {
     if (!this.batchJobId) this.span?.setAttributes({ [ATTR.outcome]: outcome });
   }
 
-  /**
-   * Records the attempt's duration and ends its span. A flow parent's span waits for its
-   * children's links without holding up the worker (nor hanging it while Redis is away).
-   */
+  /** Records the attempt's duration and ends its span. */
   end(): void {
     this.metrics.ended(performance.now() - this.startedAt);
     const span = this.span;
     if (!span || this.batchJobId) return;
     if (!this.outcome) span.setAttributes({ [ATTR.outcome]: 'unknown' });
-    if (this.childLinks) void this.childLinks.finally(() => span.end());
-    else span.end();
+    span.end();
   }
 }
 
@@ -147,6 +128,8 @@ export class JobAttempts {
         kind: 'consumer',
         parent: carrierOfJob(job),
         attributes: this.attributesOf(job),
+        // A flow parent links to the children its FlowProducer created (their create spans).
+        links: job.childTraceparents?.map((traceparent) => ({ traceparent })),
       });
       // A start beyond the attempts made plus this one: an earlier start never finished.
       if (job.attemptsStarted > job.attemptsMade + 1) {
@@ -154,7 +137,6 @@ export class JobAttempts {
       }
     }
     const attempt = new Attempt(span, this.metrics);
-    if (span) attempt.linkChildrenFrom(this.childCarriers(job.id), this.source.onError);
     this.attempts.set(job, attempt);
     return attempt;
   }
@@ -199,10 +181,5 @@ export class JobAttempts {
     const attempt = this.attempts.get(job);
     this.attempts.delete(job);
     attempt?.end();
-  }
-
-  private async childCarriers(jobId: string): Promise<TraceCarrier[]> {
-    const children = await this.source.childTraces(jobId, MAX_CHILD_LINKS);
-    return children.map(({ traceparent, tracestate }) => ({ traceparent, tracestate }));
   }
 }

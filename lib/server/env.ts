@@ -25,6 +25,28 @@ const prefixList = z
       .min(1, 'list at least one prefix'),
   );
 
+/** A whole number from a string, within bounds; the default when unset. */
+const wholeNumber = (min: number, max: number, fallback: number, unit: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, `must be a whole number of ${unit}`)
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `must be from ${min} to ${max} ${unit}`)
+    .default(fallback);
+
+/** Only http(s) URLs become links: anything else (javascript:, data:) is refused at start. */
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+const httpUrl = z.string().trim().refine(isHttpUrl, 'must be an http:// or https:// URL');
+
 const schema = z
   .object({
     REDIS_URL: z
@@ -46,6 +68,20 @@ const schema = z
           .map((key) => key.trim())
           .filter((key) => key !== ''),
       ),
+    // GET /api/prometheus (docs/metrics.md): answers 404 unless a token is set. RFC 6750's token
+    // characters only, so a pasted token with a stray newline fails here, not at every scrape.
+    OXMQ_METRICS_TOKEN: z
+      .string()
+      .min(16, 'must be at least 16 characters (openssl rand -hex 32)')
+      .regex(/^[A-Za-z0-9._~+/-]+=*$/, 'may hold only letters, digits and - . _ ~ + / (then =)')
+      .optional(),
+    OXMQ_METRICS_CACHE_MS: wholeNumber(0, 3_600_000, 5_000, 'ms'),
+    OXMQ_METRICS_MAX_QUEUES: wholeNumber(1, 100_000, 500, 'queues'),
+    // Console links to other tools (lib/links.ts); unset means no link.
+    OXMQ_TRACE_URL: httpUrl
+      .refine((url) => url.includes('{traceId}'), 'must contain {traceId} where the trace id goes')
+      .optional(),
+    OXMQ_GRAFANA_URL: httpUrl.optional(),
     NEXTAUTH_SECRET: z
       .string({ error: 'is required: signs the session cookies (openssl rand -base64 32)' })
       .min(16, 'must be at least 16 characters (openssl rand -base64 32)'),
@@ -72,6 +108,11 @@ export const CONSOLE_ENV_KEYS = [
   'OXMQ_USERS',
   'OXMQ_READ_ONLY',
   'OXMQ_REDACT_KEYS',
+  'OXMQ_METRICS_TOKEN',
+  'OXMQ_METRICS_CACHE_MS',
+  'OXMQ_METRICS_MAX_QUEUES',
+  'OXMQ_TRACE_URL',
+  'OXMQ_GRAFANA_URL',
   'NEXTAUTH_SECRET',
   'NEXTAUTH_URL',
 ] as const;

@@ -5,6 +5,7 @@
 import 'server-only';
 import type { JobChildrenPage, JobDetail } from '@/engine/admin';
 import type { JobDetailResponse } from '../api-types';
+import { traceUrlOf } from './links';
 import { redact, redactKeys, redactText } from './redact';
 
 export function toJobView(
@@ -27,6 +28,7 @@ export function toJobView(
     failedReason: job.failedReason === null ? null : redactText(job.failedReason, names),
     stacktrace: job.stacktrace.map((trace) => redactText(trace, names)),
     redactedKeys: [...names],
+    traceUrl: traceUrlOf(job.traceId),
     children,
   };
 }

@@ -198,3 +198,8 @@ export const flowPage = {
   graph: (opts: admin.FlowGraphOptions) => admin.getFlowGraph(redis(), opts),
   children: (opts: admin.FlowChildrenOptions) => admin.getFlowChildren(redis(), opts),
 };
+
+// ---- Prometheus scrape (GET /api/prometheus, docs/metrics.md) ----
+export function collectPrometheusMetrics(maxQueues: number): Promise<admin.ConsoleMetrics> {
+  return admin.collectConsoleMetrics(redis(), configuredPrefixes(), { maxQueues });
+}

@@ -89,7 +89,7 @@ describe('known settings', () => {
     expect(lines[0]).toBe('| Variable | Default | Read by | Meaning |');
     expect(lines).toHaveLength(KNOWN_SETTINGS.length + 2);
     expect(table).toContain(
-      "| `WORKER_HEALTH_PORT` | `3001` | runner, launcher | Port of the worker runner's health server (/livez, /readyz, /health); 0 = any free port. |",
+      "| `WORKER_HEALTH_PORT` | `3001` | runner, launcher | Port of the worker runner's health server (/livez, /readyz, /health, /metrics); 0 = any free port. |",
     );
     const runnerOnly = settingsTable('runner');
     expect(runnerOnly).toContain('`OXMQ_SHUTDOWN_TIMEOUT_MS`');

@@ -58,3 +58,57 @@ describe('getEnv', () => {
     expect(none).toThrow(/no users configured/);
   });
 });
+
+describe('metrics and link settings', () => {
+  it('defaults: no token, a 5 s cache, 500 queues, no links', async () => {
+    const getEnv = await loadEnv(required);
+    expect(getEnv()).toMatchObject({
+      OXMQ_METRICS_CACHE_MS: 5_000,
+      OXMQ_METRICS_MAX_QUEUES: 500,
+    });
+    expect(getEnv().OXMQ_METRICS_TOKEN).toBeUndefined();
+    expect(getEnv().OXMQ_TRACE_URL).toBeUndefined();
+    expect(getEnv().OXMQ_GRAFANA_URL).toBeUndefined();
+  });
+
+  it('parses numbers and keeps http(s) URLs as given', async () => {
+    const getEnv = await loadEnv({
+      ...required,
+      OXMQ_METRICS_TOKEN: 'abcdef0123456789abcdef',
+      OXMQ_METRICS_CACHE_MS: '0',
+      OXMQ_METRICS_MAX_QUEUES: ' 20 ',
+      OXMQ_TRACE_URL: 'https://tempo.example/explore?traceId={traceId}',
+      OXMQ_GRAFANA_URL: 'http://grafana:3000',
+    });
+    expect(getEnv()).toMatchObject({
+      OXMQ_METRICS_TOKEN: 'abcdef0123456789abcdef',
+      OXMQ_METRICS_CACHE_MS: 0,
+      OXMQ_METRICS_MAX_QUEUES: 20,
+      OXMQ_TRACE_URL: 'https://tempo.example/explore?traceId={traceId}',
+      OXMQ_GRAFANA_URL: 'http://grafana:3000',
+    });
+  });
+
+  it('refuses short or malformed tokens, bad numbers, and links that are not http(s)', async () => {
+    const getEnv = await loadEnv({
+      ...required,
+      OXMQ_METRICS_TOKEN: 'short',
+      OXMQ_METRICS_CACHE_MS: '5s',
+      OXMQ_METRICS_MAX_QUEUES: '0',
+      OXMQ_TRACE_URL: 'https://tempo.example/explore',
+      OXMQ_GRAFANA_URL: 'javascript:alert(1)',
+    });
+    expect(getEnv).toThrow(/OXMQ_METRICS_TOKEN: must be at least 16 characters/);
+    expect(getEnv).toThrow(/OXMQ_METRICS_CACHE_MS: must be a whole number of ms/);
+    expect(getEnv).toThrow(/OXMQ_METRICS_MAX_QUEUES: must be from 1 to/);
+    expect(getEnv).toThrow(/OXMQ_TRACE_URL: must contain \{traceId\}/);
+    expect(getEnv).toThrow(/OXMQ_GRAFANA_URL: must be an http:\/\/ or https:\/\/ URL/);
+    const spaced = await loadEnv({
+      ...required,
+      OXMQ_METRICS_TOKEN: 'abcdef0123456789 abcdef',
+      OXMQ_TRACE_URL: 'ftp://tempo.example/{traceId}',
+    });
+    expect(spaced).toThrow(/OXMQ_METRICS_TOKEN: may hold only/);
+    expect(spaced).toThrow(/OXMQ_TRACE_URL: must be an http/);
+  });
+});

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { TestProject } from 'vitest/node';
 import { startConsole } from '../console/console-server';
+import { LINKS_ENV } from '../console/links-env';
 import { consoleEnv } from '../console/users';
 import { startRedis } from './redis-server';
 
@@ -35,7 +36,7 @@ export default async function setup(project: TestProject) {
   const redis = await startRedis();
   try {
     build();
-    const server = await startConsole(consoleEnv(redis.port));
+    const server = await startConsole(consoleEnv(redis.port, LINKS_ENV));
     project.provide('redisPort', redis.port);
     project.provide('consoleUrl', server.url);
     return async () => {

@@ -1,5 +1,6 @@
 import type { QueueListResponse } from '@/lib/api-types';
 import { pageQuery, withRoute } from '@/lib/server/api';
+import { consoleLinks } from '@/lib/server/links';
 import { discoverQueues, isReadOnly, queueOverview } from '@/lib/server/oxmq';
 
 export const dynamic = 'force-dynamic';
@@ -17,6 +18,7 @@ export const GET = withRoute(
       pageSize: query.pageSize,
       complete,
       readOnly: isReadOnly(),
+      links: consoleLinks(),
     };
   },
 );

@@ -2,7 +2,6 @@ import type { Redis } from 'ioredis';
 import type { QueueKeys } from '../../keys';
 import type { RawJobHash } from '../queue-backend';
 import type {
-  ChildTraceFields,
   CleanState,
   DependencyKind,
   DependencyPageRequest,
@@ -12,7 +11,6 @@ import type {
   RawDependencies,
   RawDependencyPages,
 } from '../queue-operations';
-import { getChildTraceFields } from './child-traces';
 import * as dependencies from './dependencies';
 import * as moves from './job-moves';
 import * as cleanup from './queue-cleanup';
@@ -157,10 +155,6 @@ export class RedisQueueOperations implements QueueOperations {
 
   getDependencyCounts(jobId: string, kinds: DependencyKind[]): Promise<number[]> {
     return dependencies.getDependencyCounts(this.client, this.keys, jobId, kinds);
-  }
-
-  getChildTraceFields(jobId: string, limit: number): Promise<ChildTraceFields[]> {
-    return getChildTraceFields(this.client, this.keys, jobId, limit);
   }
 
   moveToWaitingChildren(jobId: string, token: string, childKey?: string): Promise<boolean> {

@@ -3,6 +3,7 @@ import type { FlowChildrenResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
 import { requireServedKey } from '@/lib/server/flow-route';
 import { engineCall } from '@/lib/server/job-route';
+import { withTraceUrls } from '@/lib/server/links';
 import { flowPage } from '@/lib/server/oxmq';
 
 export const dynamic = 'force-dynamic';
@@ -25,7 +26,7 @@ export const GET = withRoute(
   async ({ query }): Promise<FlowChildrenResponse> => {
     requireServedKey(query.parentKey);
     // A forged cursor is the engine's ValidationError: 422, not 500.
-    return engineCall(() =>
+    const page = await engineCall(() =>
       flowPage.children({
         parentKey: query.parentKey,
         cursor: query.cursor,
@@ -33,5 +34,6 @@ export const GET = withRoute(
         count: query.count,
       }),
     );
+    return { ...page, nodes: withTraceUrls(page.nodes) };
   },
 );

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { FlowGraphResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
 import { requireServedKey } from '@/lib/server/flow-route';
+import { withTraceUrls } from '@/lib/server/links';
 import { jobParams, requireQueue } from '@/lib/server/job-route';
 import { flowPage } from '@/lib/server/oxmq';
 import { ApiProblem } from '@/lib/server/api-error';
@@ -50,6 +51,6 @@ export const GET = withRoute(
       maxChildrenPerNode: query.maxChildrenPerNode,
     });
     if (!graph) throw new ApiProblem(404, 'NOT_FOUND', `The flow's root ${root.rootKey} is gone`);
-    return { jobKey, root, graph };
+    return { jobKey, root, graph: { ...graph, nodes: withTraceUrls(graph.nodes) } };
   },
 );

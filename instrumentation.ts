@@ -1,0 +1,13 @@
+/**
+ * Next.js calls `register()` once when the console's server starts. When the standard OTEL_*
+ * variables ask for traces (config/otel-env.ts), it starts the OpenTelemetry Node SDK, which
+ * reads those variables itself; the engine embedded in the route handlers then traces through
+ * the global API. The Edge runtime has no Node SDK: only the Node.js runtime starts it, and the
+ * SDK is imported dynamically so no other runtime bundles it.
+ */
+export async function register(): Promise<void> {
+  if (process.env.NEXT_RUNTIME !== 'nodejs') return;
+  const { startConsoleTracing } = await import('./lib/server/tracing');
+  // The Next entry point hands the environment over, as a process's main does.
+  startConsoleTracing(process.env);
+}
