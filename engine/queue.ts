@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { RedisQueueBackend } from './backend/redis/redis-queue-backend';
 import { RedisQueueOperations } from './backend/redis/queue-operations';
 import { RedisGroupOperations } from './backend/redis/groups';
+import { DEFAULT_COUNT_STATES } from './backend/queue-operations';
 import type {
   CleanState,
   GroupDefaults,
@@ -49,16 +50,6 @@ export interface WorkerInfo {
   age?: string;
   [field: string]: string | undefined;
 }
-
-const DEFAULT_COUNT_TYPES: JobState[] = [
-  'active',
-  'completed',
-  'delayed',
-  'failed',
-  'prioritized',
-  'waiting',
-  'waiting-children',
-];
 
 /** Producer and admin handle of one queue. Local events: waiting, removed, cleaned, paused, resumed, error. */
 /* eslint-disable @typescript-eslint/no-explicit-any -- bullmq-compatible generic defaults */
@@ -262,7 +253,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   }
 
   async getJobCounts(...types: JobState[]): Promise<Record<string, number>> {
-    return this.ops.getCounts(types.length > 0 ? normalizeTypes(types) : DEFAULT_COUNT_TYPES);
+    return this.ops.getCounts(types.length > 0 ? normalizeTypes(types) : [...DEFAULT_COUNT_STATES]);
   }
 
   async getJobCountByTypes(...types: JobState[]): Promise<number> {

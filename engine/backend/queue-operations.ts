@@ -20,6 +20,20 @@ export type JobState =
 
 export type JobStateReply = Exclude<JobState, 'wait' | 'paused'> | 'unknown';
 
+/**
+ * The states bullmq 6.7's Queue.getJobCounts() counts when given none, in the order it reports
+ * them (a paused queue's jobs count as waiting).
+ */
+export const DEFAULT_COUNT_STATES = [
+  'active',
+  'completed',
+  'delayed',
+  'failed',
+  'prioritized',
+  'waiting',
+  'waiting-children',
+] as const satisfies readonly JobState[];
+
 /** The four records a parent keeps about its children (spec §1, §9). */
 export type DependencyKind = 'processed' | 'unprocessed' | 'ignored' | 'failed';
 

@@ -24,22 +24,12 @@
  * a second, small round trip.
  */
 import type { ChainableCommander, Redis } from 'ioredis';
+import { DEFAULT_COUNT_STATES } from '../../backend/queue-operations';
 import { QueueKeys } from '../../keys';
 import { lastClosedMinuteCount, type MetricsHashReading } from './closed-minute';
 
-/**
- * The states bullmq 6.7's Queue.getJobCounts() counts when given none, in its order (its
- * output's order): the same list as DEFAULT_COUNT_TYPES in engine/queue.ts.
- */
-export const BULLMQ_COUNT_STATES = [
-  'active',
-  'completed',
-  'delayed',
-  'failed',
-  'prioritized',
-  'waiting',
-  'waiting-children',
-] as const;
+/** The states bullmq 6.7's exportPrometheusMetrics counts, in its order. */
+export const BULLMQ_COUNT_STATES = DEFAULT_COUNT_STATES;
 
 export type BullmqCountState = (typeof BULLMQ_COUNT_STATES)[number];
 
