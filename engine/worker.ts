@@ -430,66 +430,63 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     (fetched as { hash?: unknown }).hash = undefined;
     const token = fetched.token;
     job.token = token;
-    this.attempts.start(job);
+    // Its span and metrics, ended in the finally below (one async frame per job: at concurrency
+    // 10,000 a second suspended frame would be heap per in-flight job).
+    const attempt = this.attempts.start(job);
     try {
-      return await this.runJob(job, token);
-    } finally {
-      this.attempts.end(job);
-    }
-  }
-
-  private async runJob(
-    job: Job<DataType, ReturnType, NameType>,
-    token: string,
-  ): Promise<FetchedJob | undefined> {
-    if (job.deferredFailure) {
-      await this.failJob(job, token, new UnrecoverableError(job.deferredFailure));
-      return undefined;
-    }
-    if (
-      this.opts.maxStartedAttempts !== undefined &&
-      job.attemptsStarted > this.opts.maxStartedAttempts
-    ) {
-      await this.failJob(
-        job,
-        token,
-        new UnrecoverableError('job started more than allowable limit'),
-      );
-      return undefined;
-    }
-
-    this.lockRenewer.track(job.id, token);
-    const flight = this.inFlight.start(job.id, token);
-    if (this.graceful?.deadline.hasPassed()) {
-      // Fetched by a completion sent before closeGracefully, arriving after its deadline.
-      await this.giveBack(flight).finally(() => this.inFlight.end(flight));
-      return undefined;
-    }
-    this.emit('active', job, 'waiting');
-    if (job.repeatJobKey)
-      await this.scheduler
-        .createNextIteration(job)
-        .catch((error: unknown) => this.emitError(error));
-    try {
-      let result: ReturnType;
-      const attempt = this.attempts.of(job)!;
-      try {
-        result = await attempt.run(() => this.processor(job, token, this.abort.signal));
-      } catch (error) {
-        if (this.isGivenUp(flight, error)) return undefined;
-        flight.phase = 'finishing';
-        await this.handleProcessorError(job, token, error);
+      if (job.deferredFailure) {
+        await this.failJob(job, token, new UnrecoverableError(job.deferredFailure));
         return undefined;
       }
-      if (this.isGivenUp(flight)) return undefined;
-      flight.phase = 'finishing';
-      return await this.completeJob(job, token, result);
-    } finally {
-      if (flight.phase !== 'returned') {
-        this.lockRenewer.untrack(job.id);
-        if (this.graceful) this.graceful.completedInTime += 1;
+      if (
+        this.opts.maxStartedAttempts !== undefined &&
+        job.attemptsStarted > this.opts.maxStartedAttempts
+      ) {
+        await this.failJob(
+          job,
+          token,
+          new UnrecoverableError('job started more than allowable limit'),
+        );
+        return undefined;
       }
-      this.inFlight.end(flight);
+
+      this.lockRenewer.track(job.id, token);
+      const flight = this.inFlight.start(job.id, token);
+      if (this.graceful?.deadline.hasPassed()) {
+        // Fetched by a completion sent before closeGracefully, arriving after its deadline.
+        await this.giveBack(flight).finally(() => this.inFlight.end(flight));
+        return undefined;
+      }
+      this.emit('active', job, 'waiting');
+      if (job.repeatJobKey)
+        await this.scheduler
+          .createNextIteration(job)
+          .catch((error: unknown) => this.emitError(error));
+      try {
+        let result: ReturnType;
+        try {
+          // Inside the attempt's span when tracing (no closure per job otherwise).
+          result = await (attempt.span
+            ? attempt.span.run(() => this.processor(job, token, this.abort.signal))
+            : this.processor(job, token, this.abort.signal));
+        } catch (error) {
+          if (this.isGivenUp(flight, error)) return undefined;
+          flight.phase = 'finishing';
+          await this.handleProcessorError(job, token, error);
+          return undefined;
+        }
+        if (this.isGivenUp(flight)) return undefined;
+        flight.phase = 'finishing';
+        return await this.completeJob(job, token, result);
+      } finally {
+        if (flight.phase !== 'returned') {
+          this.lockRenewer.untrack(job.id);
+          if (this.graceful) this.graceful.completedInTime += 1;
+        }
+        this.inFlight.end(flight);
+      }
+    } finally {
+      this.attempts.end(job);
     }
   }
 

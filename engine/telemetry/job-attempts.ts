@@ -36,11 +36,6 @@ export class Attempt {
     private readonly batchJobId?: string,
   ) {}
 
-  /** Runs the processor inside the span, so the user's spans nest under it. */
-  run<T>(fn: () => T): T {
-    return this.span ? this.span.run(fn) : fn();
-  }
-
   completed(): void {
     this.metrics.jobCompleted();
     this.setOutcome('completed');
