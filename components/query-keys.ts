@@ -49,6 +49,7 @@ export const queryKeys = {
   },
   audit: {
     all: ['audit'] as const,
-    page: (before: string | null) => ['audit', 'page', before] as const,
+    page: (kind: 'accepted' | 'refused', before: string | null) =>
+      ['audit', 'page', kind, before] as const,
   },
 } as const;

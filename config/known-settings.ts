@@ -156,6 +156,12 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
     readBy: ['console', 'launcher'],
   },
   {
+    name: 'OXMQ_AUDIT_RETENTION_DAYS',
+    default: '`90`',
+    doc: 'Audit entries older than this many days are trimmed (each stream also keeps a bounded count).',
+    readBy: ['console', 'launcher'],
+  },
+  {
     name: 'OXMQ_TRACE_URL',
     default: '– (trace ids shown as text)',
     doc: 'Trace viewer link for job and flow pages, with `{traceId}` where the id goes, e.g. `https://tempo.example/explore?traceId={traceId}`.',

@@ -8,6 +8,7 @@ import type { Role } from './roles';
 
 export type {
   AuditEntry,
+  AuditKind,
   AuditOutcome,
   QueueCountState,
   QueueMetricsSeries,

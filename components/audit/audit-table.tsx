@@ -1,24 +1,58 @@
 'use client';
 import { useState } from 'react';
+import type { AuditKind } from '@/lib/api-types';
 import { useAuditPage } from './use-audit';
 
+const KINDS: { kind: AuditKind; label: string }[] = [
+  { kind: 'accepted', label: 'Actions' },
+  { kind: 'refused', label: 'Refused requests' },
+];
+
 export function AuditTable() {
+  const [kind, setKind] = useState<AuditKind>('accepted');
   // The cursors of the pages visited, so "Newer" can step back.
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const before = cursors[cursors.length - 1] ?? null;
-  const { data, error, isPending } = useAuditPage(before);
-  if (isPending) return <p aria-live="polite">Loading audit log…</p>;
+  const { data, error, isPending } = useAuditPage(kind, before);
+  const tabs = (
+    <p role="group" aria-label="Audit stream">
+      {KINDS.map((option) => (
+        <button
+          key={option.kind}
+          type="button"
+          aria-pressed={kind === option.kind}
+          onClick={() => {
+            setKind(option.kind);
+            setCursors([null]);
+          }}
+        >
+          {option.label}
+        </button>
+      ))}
+    </p>
+  );
+  if (isPending)
+    return (
+      <>
+        {tabs}
+        <p aria-live="polite">Loading audit log…</p>
+      </>
+    );
   if (error) {
     return (
-      <p role="alert" className="notice error">
-        Could not load the audit log: {error.message}
-      </p>
+      <>
+        {tabs}
+        <p role="alert" className="notice error">
+          Could not load the audit log: {error.message}
+        </p>
+      </>
     );
   }
   return (
     <>
+      {tabs}
       {data.entries.length === 0 ? (
-        <p>No mutations recorded yet.</p>
+        <p>{kind === 'accepted' ? 'No mutations recorded yet.' : 'No refused requests.'}</p>
       ) : (
         <table>
           <caption className="visually-hidden">Audit log, newest first</caption>
@@ -48,6 +82,7 @@ export function AuditTable() {
                 <td>
                   {entry.outcome} · {entry.status}
                   {entry.code && ` · ${entry.code}`}
+                  {entry.suppressed ? ` · ${entry.suppressed} more refused before, not listed` : ''}
                 </td>
                 <td>
                   <code>{JSON.stringify(entry.params)}</code>

@@ -1,20 +1,39 @@
 /**
- * The console's audit log: one Redis stream entry per mutation request (issue 5 item 2).
+ * The console's audit log: one Redis stream entry per mutation request.
  *
- * A stream because it is append-only, ordered by time, trimmed cheaply (MAXLEN ~) and read
- * newest-first in pages with XREVRANGE ... COUNT, so no read is unbounded. The key is global
- * (not under a queue prefix): one console may administer several prefixes.
+ * A stream because it is append-only, ordered by time, trimmed cheaply (MAXLEN ~, MINID ~) and
+ * read newest-first in pages with XREVRANGE ... COUNT, so no read is unbounded. The keys are
+ * global (not under a queue prefix): one console may administer several prefixes.
+ *
+ * Two streams: what users with the role did (`accepted`), and requests refused for want of a
+ * role, origin or writable console (`refused`). Anyone signed in can make refused requests, so
+ * they get a stream (and a throttle, lib/server/audit-log.ts) of their own: a viewer's flood of
+ * refused POSTs can never push the history of real actions out.
  */
 import type { Redis } from 'ioredis';
 
 export const AUDIT_STREAM_KEY = 'oxmq:audit';
+export const AUDIT_REFUSED_STREAM_KEY = 'oxmq:audit:refused';
+
+export type AuditKind = 'accepted' | 'refused';
+
+export const AUDIT_STREAMS: Record<AuditKind, { key: string; maxLen: number }> = {
+  accepted: { key: AUDIT_STREAM_KEY, maxLen: 10_000 },
+  refused: { key: AUDIT_REFUSED_STREAM_KEY, maxLen: 2_000 },
+};
 
 export const AUDIT_DEFAULTS = {
   /** Approximate number of entries kept (MAXLEN ~ lets Redis trim whole macro nodes). */
-  maxLen: 10_000,
+  maxLen: AUDIT_STREAMS.accepted.maxLen,
+  /** Entries older than this are trimmed (MINID ~), at most once a minute per stream. */
+  retentionMs: 90 * 24 * 60 * 60 * 1000,
   pageSize: 50,
   maxPageSize: 100,
 } as const;
+
+/** How often a process trims a stream by age: age trimming needs no precision. */
+const AGE_TRIM_INTERVAL_MS = 60_000;
+const lastAgeTrim = new Map<string, number>();
 
 export type AuditOutcome = 'ok' | 'denied' | 'invalid' | 'error';
 
@@ -33,6 +52,8 @@ export interface AuditRecord {
   status: number;
   /** The error code when the outcome is not ok. */
   code?: string;
+  /** Refused requests of this actor not written since the previous entry (the throttle). */
+  suppressed?: number;
 }
 
 export interface AuditEntry extends AuditRecord {
@@ -54,7 +75,7 @@ export const AUDIT_ID_PATTERN = /^\d{1,20}-\d{1,20}$/;
 export async function appendAudit(
   client: Redis,
   record: AuditRecord,
-  opts: { key?: string; maxLen?: number } = {},
+  opts: { key?: string; maxLen?: number; retentionMs?: number; now?: number } = {},
 ): Promise<string> {
   const fields = [
     'actor',
@@ -73,15 +94,31 @@ export async function appendAudit(
     String(record.status),
   ];
   if (record.code !== undefined) fields.push('code', record.code);
+  if (record.suppressed) fields.push('suppressed', String(record.suppressed));
+  const key = opts.key ?? AUDIT_STREAM_KEY;
   const id = await client.xadd(
-    opts.key ?? AUDIT_STREAM_KEY,
+    key,
     'MAXLEN',
     '~',
     opts.maxLen ?? AUDIT_DEFAULTS.maxLen,
     '*',
     ...fields,
   );
+  await trimByAge(client, key, opts.retentionMs ?? AUDIT_DEFAULTS.retentionMs, opts.now);
   return id ?? '';
+}
+
+/** Drops entries older than the retention (XADD trims by one strategy only: count). */
+async function trimByAge(
+  client: Redis,
+  key: string,
+  retentionMs: number,
+  now = Date.now(),
+): Promise<void> {
+  if (now - (lastAgeTrim.get(key) ?? 0) < AGE_TRIM_INTERVAL_MS) return;
+  lastAgeTrim.set(key, now);
+  // Exact, not '~': a small stream would otherwise keep its old entries (whole nodes only).
+  await client.xtrim(key, 'MINID', String(Math.max(0, now - retentionMs)));
 }
 
 export async function readAudit(
@@ -125,6 +162,7 @@ function toEntry(id: string, flat: string[]): AuditEntry {
     outcome: isOutcome(outcome) ? outcome : 'error',
     status: Number(fields.get('status') ?? 0),
     code: fields.get('code'),
+    ...(fields.has('suppressed') ? { suppressed: Number(fields.get('suppressed')) } : {}),
   };
 }
 

@@ -50,9 +50,11 @@ export {
   AUDIT_DEFAULTS,
   AUDIT_ID_PATTERN,
   AUDIT_STREAM_KEY,
+  AUDIT_REFUSED_STREAM_KEY,
+  AUDIT_STREAMS,
   readAudit,
 } from './audit';
-export type { AuditEntry, AuditOutcome, AuditPage, AuditRecord } from './audit';
+export type { AuditEntry, AuditKind, AuditOutcome, AuditPage, AuditRecord } from './audit';
 // ---- queue page (issue 5 item 4): job listings, search, bulk operations, diagnosis ----
 export { findJob, JOB_LIST_LIMITS, listJobs, readPath, searchJobs, toJobRow } from './jobs';
 export type {

@@ -4,6 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import { actOn, type BulkAction } from './bulk';
+import { isPlainJobId } from './job-id';
 import { queueHandle } from './queue-handle';
 
 export const SELECTION_LIMIT = 100;
@@ -25,6 +26,10 @@ export async function actOnSelection(
   const queue = queueHandle(client, prefix, name);
   const result: SelectionResult = { action, done: [], skipped: [] };
   for (const id of ids.slice(0, SELECTION_LIMIT)) {
+    if (!isPlainJobId(id)) {
+      result.skipped.push(id);
+      continue;
+    }
     const job = await queue.getJob(id);
     const state = job ? await job.getState() : 'unknown';
     const applies =

@@ -15,6 +15,7 @@ import { ApiProblem, errorResponse } from './api-error';
 import { requestUser, type SessionUser } from './auth';
 import { getEnv } from './env';
 import { isReadOnly, recordAudit } from './oxmq';
+import { redact } from './redact';
 import { isSameOrigin } from './same-origin';
 
 export { ApiProblem } from './api-error';
@@ -106,7 +107,8 @@ export function withRoute<
       let body: unknown = undefined;
       if (spec.mutation) {
         const json = await readJsonBody(request);
-        auditedBody = forAudit(json);
+        // Redacted like every view of job data: the audit log is read by every operator.
+        auditedBody = forAudit(redact(json));
         body = validate(spec.body ?? emptyBody, json, 'body');
       }
       const result = await handler({

@@ -76,6 +76,8 @@ const schema = z
       .regex(/^[A-Za-z0-9._~+/-]+=*$/, 'may hold only letters, digits and - . _ ~ + / (then =)')
       .optional(),
     OXMQ_METRICS_CACHE_MS: wholeNumber(0, 3_600_000, 5_000, 'ms'),
+    // Audit entries older than this are trimmed (engine/admin/audit.ts); the count caps too.
+    OXMQ_AUDIT_RETENTION_DAYS: wholeNumber(1, 3_650, 90, 'days'),
     OXMQ_METRICS_MAX_QUEUES: wholeNumber(1, 100_000, 500, 'queues'),
     // Console links to other tools (lib/links.ts); unset means no link.
     OXMQ_TRACE_URL: httpUrl
@@ -111,6 +113,7 @@ export const CONSOLE_ENV_KEYS = [
   'OXMQ_METRICS_TOKEN',
   'OXMQ_METRICS_CACHE_MS',
   'OXMQ_METRICS_MAX_QUEUES',
+  'OXMQ_AUDIT_RETENTION_DAYS',
   'OXMQ_TRACE_URL',
   'OXMQ_GRAFANA_URL',
   'NEXTAUTH_SECRET',

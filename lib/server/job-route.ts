@@ -4,14 +4,18 @@ import { z } from 'zod';
 import { ApiProblem } from './api-error';
 import { queueParams, requireQueue } from './queue-route';
 
-export const jobParams = queueParams.extend({
-  // Job keys are split at ':' (parseJobKey), so an id with one could name another job.
-  id: z
-    .string()
-    .min(1)
-    .max(512)
-    .regex(/^[^:]+$/, 'a job id cannot contain ":"'),
-});
+/**
+ * A job id as it enters from a request (route parameter, selection, search). Job keys are
+ * split at ':' (parseJobKey), so an id with one could name another key of the job, such as
+ * `1:processed` (its children's record) or `1:lock`: every place an id comes in uses this.
+ */
+export const jobIdSchema = z
+  .string()
+  .min(1)
+  .max(512)
+  .regex(/^[^:]+$/, 'a job id cannot contain ":"');
+
+export const jobParams = queueParams.extend({ id: jobIdSchema });
 
 export const jobTarget = (params: Record<string, string>) =>
   `${params.prefix ?? '?'}:${params.name ?? '?'}:${params.id ?? '?'}`;

@@ -12,6 +12,8 @@ import {
   queueExists,
   readAudit,
   resumeQueue,
+  AUDIT_STREAMS,
+  type AuditKind,
   type AuditPage,
   type AuditRecord,
   type QueueList,
@@ -29,6 +31,7 @@ import {
   type QueueWorkers,
 } from '@/engine/admin';
 import { getEnv } from './env';
+import { RefusalThrottle } from './refusal-throttle';
 
 export { AUDIT_DEFAULTS, AUDIT_ID_PATTERN } from '@/engine/admin';
 
@@ -101,12 +104,43 @@ export function resume(prefix: string, name: string): Promise<void> {
   return resumeQueue(redis(), prefix, name);
 }
 
-export function recordAudit(record: AuditRecord): Promise<string> {
-  return appendAudit(redis(), record);
+const refusals = new RefusalThrottle();
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Writes one audit record: to stdout as a JSON line (every record: the append-only copy a log
+ * collector ships, docs/security.md), and to its Redis stream, refused requests through the
+ * per-actor throttle.
+ */
+export async function recordAudit(record: AuditRecord): Promise<void> {
+  const kind: AuditKind = record.outcome === 'denied' ? 'refused' : 'accepted';
+  process.stdout.write(
+    `${JSON.stringify({ type: 'oxmq.audit', time: new Date().toISOString(), kind, ...record })}\n`,
+  );
+  let suppressed = 0;
+  if (kind === 'refused') {
+    const admitted = refusals.admit(record.actor);
+    if (!admitted.write) return;
+    suppressed = admitted.suppressed;
+  }
+  const stream = AUDIT_STREAMS[kind];
+  await appendAudit(redis(), suppressed > 0 ? { ...record, suppressed } : record, {
+    key: stream.key,
+    maxLen: stream.maxLen,
+    retentionMs: getEnv().OXMQ_AUDIT_RETENTION_DAYS * DAY_MS,
+  });
 }
 
-export function auditPage(opts: { before?: string; count: number }): Promise<AuditPage> {
-  return readAudit(redis(), opts);
+export function auditPage(opts: {
+  before?: string;
+  count: number;
+  kind: AuditKind;
+}): Promise<AuditPage> {
+  return readAudit(redis(), {
+    before: opts.before,
+    count: opts.count,
+    key: AUDIT_STREAMS[opts.kind].key,
+  });
 }
 
 // ---- queue page (issue 5 item 4) ----

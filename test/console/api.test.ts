@@ -160,7 +160,9 @@ describe('mutations', () => {
     expect(await queue.isPaused()).toBe(false);
     expect((await viewer.get('/api/audit')).status).toBe(403);
 
-    const audit = (await (await operator.get('/api/audit?pageSize=1')).json()) as AuditListResponse;
+    const audit = (await (
+      await operator.get('/api/audit?kind=refused&pageSize=1')
+    ).json()) as AuditListResponse;
     expect(audit.entries[0]).toMatchObject({
       actor: VIEWER.username,
       action: 'queue.pause',
@@ -273,7 +275,9 @@ describe('a read-only console on a Redis that later stops', () => {
     expect(response.status).toBe(403);
     expect((await errorOf(response)).code).toBe('READ_ONLY');
     expect(await queueOnOwn.isPaused()).toBe(false);
-    const audit = (await (await admin.get('/api/audit?pageSize=1')).json()) as AuditListResponse;
+    const audit = (await (
+      await admin.get('/api/audit?kind=refused&pageSize=1')
+    ).json()) as AuditListResponse;
     expect(audit.entries[0]).toMatchObject({ actor: ADMIN.username, code: 'READ_ONLY' });
   });
 

@@ -282,6 +282,22 @@ describe('roles', () => {
     );
   });
 
+  it('refuses ids with ":", which would name another key of a job, and deletes nothing', async () => {
+    const parent = await queue.add('parent', {});
+    const record = `bull:${name}:${parent.id}:processed`;
+    await redis.hset(record, `bull:${name}:child`, '"value"');
+    for (const id of [`${parent.id}:processed`, `${parent.id}:lock`]) {
+      const refused = await json<ApiError>(
+        await admin.post(`${base}/selection`, { action: 'remove', ids: [id] }),
+        422,
+      );
+      expect(refused.code).toBe('INVALID_INPUT');
+    }
+    expect(await redis.exists(record)).toBe(1);
+    await redis.del(record);
+    await parent.remove();
+  });
+
   it('an admin drains, cleans and obliterates only with the typed queue name', async () => {
     const refused = await json<ApiError>(
       await admin.post(`${base}/drain`, { confirm: 'wrong' }),

@@ -6,6 +6,8 @@ import { AUDIT_DEFAULTS, AUDIT_ID_PATTERN, auditPage } from '@/lib/server/oxmq';
 export const dynamic = 'force-dynamic';
 
 const auditQuery = z.object({
+  /** `refused`: requests refused for want of a role, origin or writable console. */
+  kind: z.enum(['accepted', 'refused']).default('accepted'),
   before: z.string().regex(AUDIT_ID_PATTERN, 'must be an audit entry id').optional(),
   pageSize: z.coerce
     .number()
@@ -18,5 +20,5 @@ const auditQuery = z.object({
 export const GET = withRoute(
   { role: 'operator', query: auditQuery },
   async ({ query }): Promise<AuditListResponse> =>
-    auditPage({ before: query.before, count: query.pageSize }),
+    auditPage({ before: query.before, count: query.pageSize, kind: query.kind }),
 );

@@ -4,6 +4,7 @@ import type { SelectionResult } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
 import { queuePage } from '@/lib/server/oxmq';
 import { bulkActionSchema, requireActionRole } from '@/lib/server/queue-page-input';
+import { jobIdSchema } from '@/lib/server/job-route';
 import { queueParams, queueTarget, requireQueue } from '@/lib/server/queue-route';
 
 export const dynamic = 'force-dynamic';
@@ -11,7 +12,7 @@ export const dynamic = 'force-dynamic';
 const body = z
   .object({
     action: bulkActionSchema,
-    ids: z.array(z.string().min(1).max(256)).min(1).max(100),
+    ids: z.array(jobIdSchema).min(1).max(100),
   })
   .strict();
 
