@@ -27,6 +27,7 @@ export type { ChildStatus } from '../flow-reader';
 export {
   escapeGlob,
   getQueueOverview,
+  getQueueOverviews,
   listQueues,
   pauseQueue,
   QUEUE_COUNT_STATES,

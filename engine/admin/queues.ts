@@ -8,7 +8,9 @@
  */
 import type { Redis } from 'ioredis';
 import type { Metrics } from '../backend/queue-backend';
+import type { WorkerInfo } from '../queue';
 import { queueHandle } from './queue-handle';
+import { listWorkers } from './workers';
 
 export const QUEUE_SCAN_DEFAULTS = {
   /** Keys examined in total, over all prefixes, before discovery stops. */
@@ -136,6 +138,11 @@ export interface QueueOverview extends QueueRef {
 
 export interface QueueOverviewOptions {
   metricsMinutes?: number;
+  /**
+   * The queue's connected workers, when the caller read them for many queues at once (one
+   * CLIENT LIST per request: getQueueOverviews); read for this queue alone otherwise.
+   */
+  workers?: QueueWorker[];
 }
 
 /** Whether the queue's meta hash exists: the console never creates keys for a mistyped name. */
@@ -155,7 +162,7 @@ export async function getQueueOverview(
     queue.getJobCounts(...QUEUE_COUNT_STATES),
     queue.getMeta(),
     queue.getRateLimitTtl(),
-    queue.getWorkers(),
+    opts.workers ?? queue.getWorkers().then((list) => list.map(toQueueWorker)),
     queue.getMetrics('completed', 0, minutes - 1),
     queue.getMetrics('failed', 0, minutes - 1),
   ]);
@@ -171,14 +178,40 @@ export async function getQueueOverview(
     rateLimited: rateLimitTtl > 0,
     rateLimitTtlMs: Math.max(0, rateLimitTtl),
     globalConcurrency: numberOrNull(meta.concurrency),
-    workers: workers.map((worker) => ({
-      id: worker.id,
-      workerName: worker.workerName,
-      addr: worker.addr,
-      age: worker.age === undefined ? undefined : Number(worker.age),
-    })),
+    workers,
     metrics: { completed: toSeries(completed), failed: toSeries(failed) },
     version: typeof meta.version === 'string' ? meta.version : null,
+  };
+}
+
+/** Overviews of many queues with one CLIENT LIST for all of them, not one per queue. */
+export async function getQueueOverviews(
+  client: Redis,
+  queues: readonly QueueRef[],
+  opts: Omit<QueueOverviewOptions, 'workers'> = {},
+): Promise<QueueOverview[]> {
+  const connected = await listWorkers(client, queues);
+  return Promise.all(
+    queues.map((queue, index) =>
+      getQueueOverview(client, queue.prefix, queue.name, {
+        ...opts,
+        workers: (connected[index]?.workers ?? []).map((worker) => ({
+          id: worker.id,
+          workerName: worker.workerName,
+          addr: worker.addr,
+          age: worker.age,
+        })),
+      }),
+    ),
+  );
+}
+
+function toQueueWorker(worker: WorkerInfo): QueueWorker {
+  return {
+    id: worker.id,
+    workerName: worker.workerName,
+    addr: worker.addr,
+    age: worker.age === undefined ? undefined : Number(worker.age),
   };
 }
 

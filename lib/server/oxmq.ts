@@ -92,6 +92,11 @@ export function queueOverview(prefix: string, name: string): Promise<QueueOvervi
   return getQueueOverview(redis(), prefix, name);
 }
 
+/** Overviews of a page of queues: one CLIENT LIST for the page, not one per queue. */
+export function queueOverviews(queues: readonly QueueRef[]): Promise<QueueOverview[]> {
+  return admin.getQueueOverviews(redis(), queues);
+}
+
 export function hasQueue(prefix: string, name: string): Promise<boolean> {
   return queueExists(redis(), prefix, name);
 }

@@ -1,7 +1,7 @@
 import type { QueueListResponse } from '@/lib/api-types';
 import { pageQuery, withRoute } from '@/lib/server/api';
 import { consoleLinks } from '@/lib/server/links';
-import { discoverQueues, isReadOnly, queueOverview } from '@/lib/server/oxmq';
+import { discoverQueues, isReadOnly, queueOverviews } from '@/lib/server/oxmq';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,7 +12,7 @@ export const GET = withRoute(
     const start = (query.page - 1) * query.pageSize;
     const page = queues.slice(start, start + query.pageSize);
     return {
-      queues: await Promise.all(page.map((q) => queueOverview(q.prefix, q.name))),
+      queues: await queueOverviews(page),
       total: queues.length,
       page: query.page,
       pageSize: query.pageSize,
