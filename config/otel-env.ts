@@ -14,6 +14,15 @@ export function tracingRequested(env: Readonly<Record<string, string | undefined
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 }
 
+/**
+ * Whether the environment names the service (OTEL_SERVICE_NAME, or `service.name` in
+ * OTEL_RESOURCE_ATTRIBUTES): OxMQ's default name must not override either.
+ */
+export function serviceNameGiven(env: Readonly<Record<string, string | undefined>>): boolean {
+  if (env.OTEL_SERVICE_NAME?.trim()) return true;
+  return /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
+}
+
 function isTrue(value: string | undefined): boolean {
   return value?.trim().toLowerCase() === 'true';
 }

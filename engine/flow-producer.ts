@@ -368,6 +368,8 @@ function recordChildTraces(plan: PlannedNode[], carriers: TraceCarrier[]): void 
   plan.forEach((node, index) => {
     const traceparent = carriers[index]?.traceparent;
     if (node.parentIndex === undefined || !traceparent) return;
+    // Past the span limit a child carries its parent's own context: no link to itself.
+    if (traceparent === carriers[node.parentIndex]?.traceparent) return;
     const contexts = childContexts.get(node.parentIndex) ?? new Set<string>();
     if (contexts.size < FLOW_CHILD_LINK_LIMIT) contexts.add(traceparent);
     childContexts.set(node.parentIndex, contexts);

@@ -61,9 +61,15 @@ export function prepareJob(
 /**
  * The prepared job carrying a producer span's context: `traceparent` / `tracestate` hash fields
  * (read by OxMQ) and bullmq's `tm` metadata in the options (read by bullmq workers with a
- * telemetry adapter). Metadata the caller gave is kept as given; `omitContext` writes nothing.
+ * telemetry adapter); `omitContext` writes nothing. As bullmq does, the span's metadata replaces
+ * the caller's for a single add (`replaceMetadata`: the caller's context is the span's parent),
+ * while bulk adds and flows keep what the caller gave.
  */
-export function withTraceCarrier(prepared: PreparedJob, carrier: TraceCarrier): PreparedJob {
+export function withTraceCarrier(
+  prepared: PreparedJob,
+  carrier: TraceCarrier,
+  replaceMetadata = false,
+): PreparedJob {
   const telemetry = prepared.opts.telemetry;
   if (telemetry?.omitContext || !carrier.traceparent) return prepared;
   const opts: JobsOptions = {
@@ -71,7 +77,9 @@ export function withTraceCarrier(prepared: PreparedJob, carrier: TraceCarrier): 
     traceparent: carrier.traceparent,
     tracestate: carrier.tracestate,
   };
-  const metadata = telemetry?.metadata ?? carrier.metadata;
+  const metadata = replaceMetadata
+    ? (carrier.metadata ?? telemetry?.metadata)
+    : (telemetry?.metadata ?? carrier.metadata);
   if (metadata) opts.telemetry = { ...telemetry, metadata };
   const fields: Record<string, string> = {
     ...prepared.job.fields,

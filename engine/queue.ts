@@ -170,7 +170,8 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
         attributes,
       },
       async (span) => {
-        const job = await this.addPrepared(withTraceCarrier(prepared, span.carrier()), data);
+        const traced = withTraceCarrier(prepared, span.carrier(), true);
+        const job = await this.addPrepared(traced, data);
         span.setAttributes({ [ATTR.messageId]: job.id });
         return job;
       },

@@ -27,8 +27,8 @@ import { planFailure } from './worker/failure-plan';
 import { InFlightJobs, type Flight } from './worker/in-flight';
 import { CompletionBatcher, type CompletionResult } from './worker/completion-batcher';
 import { MarkerWaiter } from './worker/marker-waiter';
-import { JobAttempts } from './telemetry/job-attempts';
-import { SPAN_EVENT, type JobOutcome } from './telemetry/semconv';
+import { carrierOfJob, JobAttempts } from './telemetry/job-attempts';
+import { ATTR, SPAN_EVENT, type JobOutcome } from './telemetry/semconv';
 import { tracerFor } from './telemetry/tracing';
 import { WorkerMetrics } from './telemetry/worker-metrics';
 import type { WorkerOptions } from './worker-options';
@@ -206,7 +206,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     this.attempts = new JobAttempts(
       tracer,
       new WorkerMetrics(this.prefix, name, opts.telemetry?.meter),
-      { name, prefix: this.prefix },
+      { name, prefix: this.prefix, onError: (error) => this.emitError(error) },
     );
     this.markerWaiter = new MarkerWaiter(
       this.backend,
@@ -240,6 +240,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       (ids) => {
         this.attempts.metrics.jobsStalled(ids.length);
         ids.forEach((id) => this.emit('stalled', id, 'active'));
+        void this.traceStalls(ids);
       },
       (error) => this.emitError(error),
     );
@@ -406,6 +407,23 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
         this.slotsEmpty = undefined;
       }
       this.wakeUp();
+    }
+  }
+
+  /** A span per stalled job, in the job's trace (tracing on only; stalls are rare). */
+  private async traceStalls(ids: string[]): Promise<void> {
+    if (!this.attempts.tracing()) return;
+    try {
+      const hashes = await Promise.all(ids.map((id) => this.backend.getJobHash(id)));
+      const stalled = ids.flatMap((jobId, index) => {
+        const hash = hashes[index];
+        if (!hash) return [];
+        const job = Job.fromHash(this, jobId, hash);
+        return [{ jobId, carrier: carrierOfJob(job), stalledCount: job.stalledCounter }];
+      });
+      this.attempts.recordStalls(stalled);
+    } catch (error) {
+      this.emitError(error);
     }
   }
 
@@ -597,7 +615,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       if (ttl && ttl > 0) this.limitUntil = Date.now() + ttl;
       this.attempts
         .of(job)
-        ?.moved('rate-limited', SPAN_EVENT.rateLimited, { 'oxmq.rate_limit.ttl_ms': ttl ?? 0 });
+        ?.moved('rate-limited', SPAN_EVENT.rateLimited, { [ATTR.rateLimitTtl]: ttl ?? 0 });
       return;
     }
     await this.failJob(job, token, error);

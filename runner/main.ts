@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   // Before any worker exists: the engine takes its meter and tracer from the global API.
   const telemetry = startRunnerTelemetry({
     tracing: settings.tracing,
-    serviceName: settings.otelServiceName,
+    serviceNameGiven: settings.otelServiceNameGiven,
   });
   if (telemetry.tracing) logger.info('OpenTelemetry tracing on (OTEL_* variables)');
   const runner = await startRunner(settings, logger, {

@@ -15,7 +15,7 @@ import {
   type LogLevel,
 } from '../config/fields';
 import { loadSettings } from '../config/load-settings';
-import { tracingRequested } from '../config/otel-env';
+import { serviceNameGiven, tracingRequested } from '../config/otel-env';
 
 export const RUNNER_SETTINGS_SCHEMA = z.object({
   REDIS_URL: redisUrlField('redis://127.0.0.1:6379'),
@@ -40,8 +40,8 @@ export interface RunnerSettings {
   readonly logLevel: LogLevel;
   /** The standard OTEL_* variables ask for traces (the SDK reads them itself). */
   readonly tracing: boolean;
-  /** OTEL_SERVICE_NAME, when set (the runner's default is oxmq-worker). */
-  readonly otelServiceName?: string;
+  /** The OTEL_* variables name the service (else the runner calls itself oxmq-worker). */
+  readonly otelServiceNameGiven: boolean;
 }
 
 /** Throws ConfigError naming every bad setting and where it came from. */
@@ -59,6 +59,6 @@ export function loadRunnerSettings(
     shutdownTimeoutMs: raw.OXMQ_SHUTDOWN_TIMEOUT_MS,
     logLevel: raw.OXMQ_LOG_LEVEL,
     tracing: tracingRequested(env),
-    otelServiceName: env.OTEL_SERVICE_NAME?.trim() || undefined,
+    otelServiceNameGiven: serviceNameGiven(env),
   };
 }

@@ -9,7 +9,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { metrics } from '@opentelemetry/api';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  defaultResource,
+  detectResources,
+  envDetector,
+  resourceFromAttributes,
+} from '@opentelemetry/resources';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { OXMQ_VERSION } from '../engine';
@@ -27,13 +32,16 @@ export interface RunnerTelemetry {
 
 export interface RunnerTelemetryOptions {
   tracing: boolean;
-  /** OTEL_SERVICE_NAME as given, if it was. */
-  serviceName?: string;
+  /** The OTEL_* variables name the service; otherwise it is oxmq-worker. */
+  serviceNameGiven: boolean;
 }
+
+/** The histogram's sampling interval (ms); every delay it records includes it. */
+const LAG_RESOLUTION_MS = 10;
 
 /** Event-loop delay: the 99th percentile since the previous scrape. */
 function observeEventLoopLag(provider: MeterProvider): () => void {
-  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  const histogram = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
   histogram.enable();
   const gauge = provider
     .getMeter('oxmq-runner', OXMQ_VERSION)
@@ -43,17 +51,24 @@ function observeEventLoopLag(provider: MeterProvider): () => void {
     });
   gauge.addCallback((result) => {
     // Before any sample the histogram reports its minimum as a huge sentinel: report 0 then.
-    result.observe(histogram.count > 0 ? histogram.percentile(99) / 1e9 : 0);
+    // Its samples are timer delays, the interval included: the lag is what exceeds it. The
+    // reset makes each scrape see the delays since the previous one (one scraper per runner).
+    const p99Ms = histogram.count > 0 ? histogram.percentile(99) / 1e6 : LAG_RESOLUTION_MS;
+    result.observe(Math.max(0, p99Ms - LAG_RESOLUTION_MS) / 1000);
     histogram.reset();
   });
   return () => histogram.disable();
 }
 
 export function startRunnerTelemetry(options: RunnerTelemetryOptions): RunnerTelemetry {
-  const serviceName = options.serviceName ?? RUNNER_SERVICE_NAME;
+  // Undefined when the environment names the service: the SDKs then read it from there.
+  const serviceName = options.serviceNameGiven ? undefined : RUNNER_SERVICE_NAME;
   const exporter = new PrometheusExporter({ preventServerStart: true });
+  const environment = detectResources({ detectors: [envDetector] });
   const meterProvider = new MeterProvider({
-    resource: defaultResource().merge(resourceFromAttributes({ 'service.name': serviceName })),
+    resource: defaultResource()
+      .merge(environment)
+      .merge(serviceName ? resourceFromAttributes({ 'service.name': serviceName }) : null),
     readers: [exporter],
   });
   metrics.setGlobalMeterProvider(meterProvider);
@@ -62,7 +77,8 @@ export function startRunnerTelemetry(options: RunnerTelemetryOptions): RunnerTel
   let sdk: NodeSDK | undefined;
   if (options.tracing) {
     // Traces only: the metrics above have their own provider, so no metric reader here.
-    sdk = new NodeSDK({ serviceName, metricReaders: [] });
+    // Traces only: no log exporter either (the runner logs JSON lines to stdout).
+    sdk = new NodeSDK({ serviceName, metricReaders: [], logRecordProcessors: [] });
     sdk.start();
   }
   return {

@@ -1,7 +1,7 @@
 import { QueueKeys } from '../keys';
 import type { ChildStatus, CommandBatch, JobRef } from '../flow-reader';
 import { childCollectionKey } from '../flow-reader';
-import { TraceContext } from '../telemetry/trace-context';
+import { traceIdOf } from '../telemetry/trace-id';
 
 /** A job's state as bullmq's getState names it (spec §6.15). */
 export type FlowNodeState =
@@ -153,15 +153,6 @@ function int(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const value = parseInt(text, 10);
   return Number.isNaN(value) ? undefined : value;
-}
-
-function traceIdOf(traceparent: string | undefined): string | undefined {
-  if (!traceparent) return undefined;
-  try {
-    return TraceContext.of(traceparent).traceId;
-  } catch {
-    return undefined; // a foreign writer's malformed traceparent is not the graph's problem
-  }
 }
 
 function shorten(reason: string): string {

@@ -7,7 +7,7 @@
 import type { Redis } from 'ioredis';
 import type { JobStateReply } from '../backend/queue-operations';
 import { parseJobKey } from '../flow-reader';
-import { TraceContext } from '../telemetry/trace-context';
+import { traceIdOf } from '../telemetry/trace-id';
 import { queueHandle } from './queue-handle';
 
 export const JOB_DETAIL_LIMITS = {
@@ -56,15 +56,6 @@ export function jobLinkOf(key: string | undefined): JobLinkRef | null {
   return ref ? { key: ref.key, prefix: ref.prefix, queueName: ref.queueName, id: ref.id } : null;
 }
 
-function traceIdOf(traceparent: string | undefined): string | null {
-  if (!traceparent) return null;
-  try {
-    return TraceContext.of(traceparent).traceId;
-  } catch {
-    return null; // a foreign writer's malformed traceparent: no trace rather than no page
-  }
-}
-
 /** undefined when the job does not exist. */
 export async function getJobDetail(
   client: Redis,
@@ -98,7 +89,7 @@ export async function getJobDetail(
     parent: jobLinkOf(job.parentKey),
     traceparent: job.traceparent ?? null,
     tracestate: job.tracestate ?? null,
-    traceId: traceIdOf(job.traceparent),
+    traceId: traceIdOf(job.traceparent, job.opts.telemetry?.metadata) ?? null,
   };
 }
 

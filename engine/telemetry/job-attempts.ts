@@ -20,6 +20,14 @@ export function carrierOfJob(job: Job): TraceCarrier {
 export interface AttemptSource {
   readonly name: string;
   readonly prefix: string;
+  /** A tracer that throws (a user's adapter): reported, and the job runs without a span. */
+  onError(error: unknown): void;
+}
+
+/** What the attempts of one batch share: the first failure is recorded in full, once. */
+interface BatchShare {
+  jobId: string;
+  failures: { count: number };
 }
 
 export class Attempt {
@@ -27,13 +35,13 @@ export class Attempt {
   private outcome?: JobOutcome;
 
   /**
-   * `jobId` is set for the attempts of a batch: they share the batch's span, so their outcomes
+   * `batch` is set for the attempts of a batch: they share the batch's span, so their outcomes
    * are events naming the job, and the batch ends the span once.
    */
   constructor(
     readonly span: JobSpan | undefined,
     private readonly metrics: WorkerMetrics,
-    private readonly batchJobId?: string,
+    private readonly batch?: BatchShare,
   ) {}
 
   completed(): void {
@@ -45,7 +53,7 @@ export class Attempt {
   failed(error: unknown, delay: number, attempt: number): void {
     const final = delay < 0;
     this.metrics.jobFailed(final);
-    this.span?.fail(error);
+    this.recordFailure(error);
     if (!final) this.event(SPAN_EVENT.retry, { [ATTR.delay]: delay, [ATTR.attempt]: attempt });
     this.setOutcome(final ? 'failed' : 'retried');
   }
@@ -58,27 +66,39 @@ export class Attempt {
 
   private event(name: string, attributes: SpanAttributes = {}): void {
     if (!this.span) return;
-    const named = this.batchJobId
-      ? { ...attributes, [ATTR.messageId]: this.batchJobId }
-      : attributes;
+    const named = this.batch ? { ...attributes, [ATTR.messageId]: this.batch.jobId } : attributes;
     this.span.addEvent(name, named);
+  }
+
+  /**
+   * ERROR with the exception; in a batch only the first failure carries the whole exception
+   * (a batch of 1,000 failures must not make one huge span), the others an event each.
+   */
+  private recordFailure(error: unknown): void {
+    if (!this.span) return;
+    if (this.batch && this.batch.failures.count++ > 0) {
+      const name = error instanceof Error ? error.name : 'Error';
+      this.event(SPAN_EVENT.failed, { [ATTR.errorType]: name });
+      return;
+    }
+    this.span.fail(error);
   }
 
   /** A failure the worker could not record (the job stays where Redis has it). */
   unrecorded(error: unknown): void {
-    this.span?.fail(error);
+    this.recordFailure(error);
   }
 
   private setOutcome(outcome: JobOutcome): void {
     this.outcome = outcome;
-    if (!this.batchJobId) this.span?.setAttributes({ [ATTR.outcome]: outcome });
+    if (!this.batch) this.span?.setAttributes({ [ATTR.outcome]: outcome });
   }
 
   /** Records the attempt's duration and ends its span. */
   end(): void {
     this.metrics.ended(performance.now() - this.startedAt);
     const span = this.span;
-    if (!span || this.batchJobId) return;
+    if (!span || this.batch) return;
     if (!this.outcome) span.setAttributes({ [ATTR.outcome]: 'unknown' });
     span.end();
   }
@@ -92,6 +112,29 @@ export class JobAttempts {
     readonly metrics: WorkerMetrics,
     private readonly source: AttemptSource,
   ) {}
+
+  /**
+   * Jobs the stalled checker found without a live lock: a short span each, in the job's own
+   * trace, so the trace shows the stall between the attempt that died and the next one.
+   */
+  recordStalls(stalled: { jobId: string; carrier: TraceCarrier; stalledCount: number }[]): void {
+    for (const { jobId, carrier, stalledCount } of stalled) {
+      const span = this.startSpan({
+        name: spanName('stalled', this.source.name),
+        kind: 'consumer',
+        parent: carrier,
+        attributes: {
+          [ATTR.system]: MESSAGING_SYSTEM,
+          [ATTR.destination]: this.source.name,
+          [ATTR.messageId]: jobId,
+          [ATTR.prefix]: this.source.prefix,
+          [ATTR.stalledCount]: stalledCount,
+        },
+      });
+      span?.addEvent(SPAN_EVENT.stalled, { [ATTR.stalledCount]: stalledCount });
+      span?.end();
+    }
+  }
 
   private attributesOf(job: Job): SpanAttributes {
     return {
@@ -107,30 +150,39 @@ export class JobAttempts {
     };
   }
 
+  /**
+   * A start beyond the first is a restart (after a failure, a stall, a rate-limit give-back, a
+   * wait for children). The wait of a first start counts from when the job became due: its
+   * creation plus the delay it was added with (`opts.delay`: the hash's `delay` is reset to 0
+   * when a delayed job is promoted).
+   */
   private recordStart(job: Job): void {
-    const retry = job.attemptsStarted > 1;
-    const waitMs = retry ? undefined : Date.now() - job.timestamp - (job.delay || 0);
-    this.metrics.started(retry, waitMs);
+    const restart = job.attemptsStarted > 1;
+    const waitMs = restart ? undefined : Date.now() - job.timestamp - (job.opts.delay ?? 0);
+    this.metrics.started(restart, waitMs);
+  }
+
+  /** Starts a span, or reports the tracer's failure and goes on without one. */
+  private startSpan(options: Parameters<JobTracer['start']>[0]): JobSpan | undefined {
+    try {
+      return this.tracer.isEnabled() ? this.tracer.start(options) : undefined;
+    } catch (error) {
+      this.source.onError(error);
+      return undefined;
+    }
   }
 
   /** The attempt of one job, with a span of its own. */
   start(job: Job): Attempt {
     this.recordStart(job);
-    let span: JobSpan | undefined;
-    if (this.tracer.isEnabled()) {
-      span = this.tracer.start({
-        name: spanName('process', this.source.name),
-        kind: 'consumer',
-        parent: carrierOfJob(job),
-        attributes: this.attributesOf(job),
-        // A flow parent links to the children its FlowProducer created (their create spans).
-        links: job.childTraceparents?.map((traceparent) => ({ traceparent })),
-      });
-      // A start beyond the attempts made plus this one: an earlier start never finished.
-      if (job.attemptsStarted > job.attemptsMade + 1) {
-        span.addEvent(SPAN_EVENT.stalledBefore, { [ATTR.attempt]: job.attemptsStarted });
-      }
-    }
+    const span = this.startSpan({
+      name: spanName('process', this.source.name),
+      kind: 'consumer',
+      parent: carrierOfJob(job),
+      attributes: this.attributesOf(job),
+      // A flow parent links to the children its FlowProducer created (their create spans).
+      links: job.childTraceparents?.map((traceparent) => ({ traceparent })),
+    });
     const attempt = new Attempt(span, this.metrics);
     this.attempts.set(job, attempt);
     return attempt;
@@ -141,31 +193,38 @@ export class JobAttempts {
    * batch has many parents, so it starts a trace of its own).
    */
   startBatch(jobs: Job[]): { attempts: Attempt[]; span?: JobSpan } {
-    let span: JobSpan | undefined;
-    if (this.tracer.isEnabled()) {
-      span = this.tracer.start({
-        name: spanName('process', this.source.name),
-        kind: 'consumer',
-        parent: undefined,
-        links: jobs.map(carrierOfJob),
-        attributes: {
-          [ATTR.system]: MESSAGING_SYSTEM,
-          [ATTR.destination]: this.source.name,
-          [ATTR.operationType]: 'process',
-          [ATTR.operationName]: 'processBatch',
-          [ATTR.prefix]: this.source.prefix,
-          [ATTR.batchCount]: jobs.length,
-          [ATTR.batchSize]: jobs.length,
-        },
-      });
-    }
+    const span = this.startSpan({
+      name: spanName('process', this.source.name),
+      kind: 'consumer',
+      parent: undefined,
+      links: jobs.map(carrierOfJob),
+      attributes: {
+        [ATTR.system]: MESSAGING_SYSTEM,
+        [ATTR.destination]: this.source.name,
+        [ATTR.operationType]: 'process',
+        [ATTR.operationName]: 'processBatch',
+        [ATTR.prefix]: this.source.prefix,
+        [ATTR.batchCount]: jobs.length,
+        [ATTR.batchSize]: jobs.length,
+      },
+    });
+    const failures = { count: 0 };
     const attempts = jobs.map((job) => {
       this.recordStart(job);
-      const attempt = new Attempt(span, this.metrics, job.id);
+      const attempt = new Attempt(span, this.metrics, { jobId: job.id, failures });
       this.attempts.set(job, attempt);
       return attempt;
     });
     return { attempts, span };
+  }
+
+  /** Whether spans are being made now (the global SDK may be registered later). */
+  tracing(): boolean {
+    try {
+      return this.tracer.isEnabled();
+    } catch {
+      return false;
+    }
   }
 
   of(job: Job): Attempt | undefined {

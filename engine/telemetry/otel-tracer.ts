@@ -16,6 +16,7 @@ import {
   type Link,
   type Span,
   type SpanContext,
+  type TraceState,
 } from '@opentelemetry/api';
 import { OXMQ_VERSION } from '../version';
 import { TraceContext } from './trace-context';
@@ -39,22 +40,39 @@ export function isGlobalTracingEnabled(): boolean {
   return provider.getDelegate() !== NOOP_TRACER_PROVIDER;
 }
 
-/** The span context a W3C traceparent names, or undefined when it is missing or malformed. */
+/**
+ * The span context a W3C traceparent names, or undefined when it is missing or malformed (a
+ * foreign writer's field: a new trace rather than a failed job). A bad tracestate alone is
+ * dropped and the parent kept, as W3C Trace Context tells a receiver to do.
+ */
 function spanContextOf(carrier: TraceCarrier): SpanContext | undefined {
   if (!carrier.traceparent) return undefined;
+  let parsed: TraceContext;
   try {
-    const parsed = TraceContext.of(carrier.traceparent, carrier.tracestate);
-    return {
-      traceId: parsed.traceId,
-      spanId: parsed.spanId,
-      traceFlags: parseInt(parsed.traceFlags, 16) & 1,
-      isRemote: true,
-      traceState: parsed.tracestate ? createTraceState(parsed.tracestate) : undefined,
-    };
+    parsed = TraceContext.of(carrier.traceparent);
   } catch {
-    return undefined; // a foreign writer's malformed field: start a new trace rather than fail
+    return undefined;
+  }
+  return {
+    traceId: parsed.traceId,
+    spanId: parsed.spanId,
+    traceFlags: parseInt(parsed.traceFlags, 16) & 1,
+    isRemote: true,
+    traceState: traceStateOf(carrier.tracestate),
+  };
+}
+
+function traceStateOf(tracestate: string | undefined): TraceState | undefined {
+  if (!tracestate) return undefined;
+  try {
+    return createTraceState(TraceContext.of(VALID_PARENT, tracestate).tracestate);
+  } catch {
+    return undefined;
   }
 }
+
+/** Any valid traceparent: TraceContext validates a tracestate only together with one. */
+const VALID_PARENT = '00-00000000000000000000000000000001-0000000000000001-01';
 
 /** The context a job's carrier continues: its traceparent, else bullmq's metadata. */
 export function contextOfCarrier(carrier: TraceCarrier): Context | undefined {

@@ -20,6 +20,8 @@ export const ATTR = {
   group: 'oxmq.job.group',
   delay: 'oxmq.job.delay_ms',
   flowNodes: 'oxmq.flow.nodes',
+  rateLimitTtl: 'oxmq.rate_limit.ttl_ms',
+  stalledCount: 'oxmq.job.stalled_count',
   batchSize: 'oxmq.batch.size',
   errorType: 'error.type',
 } as const;
@@ -31,7 +33,9 @@ export const SPAN_EVENT = {
   rateLimited: 'oxmq.job.rate_limited',
   waitingChildren: 'oxmq.job.waiting_children',
   movedToWait: 'oxmq.job.moved_to_wait',
-  stalledBefore: 'oxmq.job.stalled_before',
+  stalled: 'oxmq.job.stalled',
+  /** A job of a batch failed (the batch span records the first exception in full only). */
+  failed: 'oxmq.job.failed',
 } as const;
 
 /** The `oxmq.job.outcome` of an attempt. */
@@ -42,10 +46,11 @@ export type JobOutcome =
   | 'delayed'
   | 'rate-limited'
   | 'waiting-children'
-  | 'moved-to-wait'
-  | 'returned-to-wait'
-  | 'refused';
+  | 'moved-to-wait';
 
-export function spanName(operation: 'send' | 'create' | 'process', queueName: string): string {
+export function spanName(
+  operation: 'send' | 'create' | 'process' | 'stalled',
+  queueName: string,
+): string {
   return `${operation} ${queueName}`;
 }

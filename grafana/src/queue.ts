@@ -172,13 +172,14 @@ export function queueDashboard(): BuiltDashboard {
       h: 8,
     })
     .timeseries({
-      title: 'Retries, stalls and lost locks',
+      title: 'Restarts, stalls and lost locks',
       description:
-        'Are jobs running more than once? Attempts that are not a job’s first, jobs found ' +
-        'stalled (their worker stopped renewing the lock), and lock renewals that failed (each ' +
-        'a job another worker may run again), per minute.',
+        'Are jobs running more than once? Restarts (starts that are not a job’s first: after a ' +
+        'failure, a stall, a rate-limit give-back or a wait for children), jobs found stalled ' +
+        '(their worker stopped renewing the lock), and lock renewals that failed (each a job ' +
+        'another worker may run again), per minute.',
       queries: [
-        { expr: perMinute('oxmq_jobs_retried_total'), legend: 'retries' },
+        { expr: perMinute('oxmq_jobs_retried_total'), legend: 'restarts' },
         { expr: perMinute('oxmq_jobs_stalled_total'), legend: 'stalled' },
         { expr: perMinute('oxmq_lock_renewal_failures_total'), legend: 'lock renewal failures' },
       ],

@@ -4,7 +4,7 @@
  * pushed from here: the console's metrics are what /api/prometheus reads from Redis.
  */
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { tracingRequested } from '../../config/otel-env';
+import { serviceNameGiven, tracingRequested } from '../../config/otel-env';
 
 export const CONSOLE_SERVICE_NAME = 'oxmq-console';
 
@@ -12,9 +12,9 @@ let started: NodeSDK | undefined;
 
 export function startConsoleTracing(env: Readonly<Record<string, string | undefined>>): void {
   if (started || !tracingRequested(env)) return;
-  const serviceName = env.OTEL_SERVICE_NAME?.trim() ? undefined : CONSOLE_SERVICE_NAME;
-  started = new NodeSDK({ serviceName, metricReaders: [] });
+  const serviceName = serviceNameGiven(env) ? undefined : CONSOLE_SERVICE_NAME;
+  started = new NodeSDK({ serviceName, metricReaders: [], logRecordProcessors: [] });
   started.start();
-  // Spans still buffered go out when the server is stopped.
-  process.once('SIGTERM', () => void started?.shutdown());
+  // No flush on exit: Next ends the process on SIGTERM itself, so spans of the last few seconds
+  // (the batch processor's delay) may be lost when the console stops.
 }

@@ -9,7 +9,16 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { Queue as BullQueue } from 'bullmq';
 import { BullMQOtel } from 'bullmq-otel';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { BatchWorker, DelayedError, FlowProducer, Queue, Worker, type Job } from '../../engine';
+import {
+  BatchWorker,
+  DelayedError,
+  FlowProducer,
+  Queue,
+  RateLimitError,
+  WaitingChildrenError,
+  Worker,
+  type Job,
+} from '../../engine';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 import { parentSpanId, registerTracing } from '../helpers/tracing';
@@ -316,5 +325,124 @@ describe('bullmq’s telemetry option', () => {
     expect(() => new Queue('x', { ...conn(), telemetry: { tracer: {} } as never })).toThrow(
       /telemetry needs a tracer/,
     );
+  });
+});
+
+describe('moves, stalls and foreign input', () => {
+  it('a rate-limited attempt and a wait for children are events, not stalls', async () => {
+    const name = uniqueQueueName('trace-moves');
+    const children = uniqueQueueName('trace-moves-child');
+    const queue = track(new Queue(name, conn()));
+    const childQueue = track(new Queue(children, conn()));
+    let limited = false;
+    track(new Worker(children, async () => 'child done', conn()));
+    track(
+      new Worker(
+        name,
+        async (job: Job, token?: string) => {
+          if (job.name === 'limited' && !limited) {
+            limited = true;
+            await queue.rateLimit(50);
+            throw new RateLimitError();
+          }
+          if (job.name === 'parent' && job.data.step === undefined) {
+            // Delayed, so the parent is parked before its child can finish.
+            await childQueue.add(
+              'c',
+              {},
+              { delay: 300, parent: { id: job.id, queue: job.queueQualifiedName } },
+            );
+            await job.updateData({ step: 'waiting' });
+            if (await job.moveToWaitingChildren(token!)) throw new WaitingChildrenError();
+          }
+          return 'ok';
+        },
+        conn(),
+      ),
+    );
+    await queue.add('limited', {});
+    await queue.add('parent', {});
+    const spans = await waitForSpan(`process ${name}`, 4);
+    const byOutcome = (outcome: string) =>
+      spans.filter((span) => span.attributes['oxmq.job.outcome'] === outcome);
+    const [rateLimited] = byOutcome('rate-limited');
+    expect(rateLimited?.events.map((event) => event.name)).toContain('oxmq.job.rate_limited');
+    const [parked] = byOutcome('waiting-children');
+    expect(parked?.events.map((event) => event.name)).toContain('oxmq.job.waiting_children');
+    expect(byOutcome('completed')).toHaveLength(2);
+    // A restart for these reasons is no stall: no stall span anywhere.
+    expect(tracing.named(`stalled ${name}`)).toEqual([]);
+  });
+
+  it('a stalled job gets a span in its own trace', async () => {
+    const name = uniqueQueueName('trace-stall');
+    const queue = track(new Queue(name, conn()));
+    const redis = track(rawClient());
+    // Added (traced), then put in active with no lock, as a worker that died leaves it.
+    const job = await queue.add('stuck', {}, { delay: 60_000 });
+    await redis
+      .multi()
+      .zrem(`bull:${name}:delayed`, job.id)
+      .lpush(`bull:${name}:active`, job.id)
+      .exec();
+    track(new Worker(name, async () => 'ok', { ...conn(), stalledInterval: 200 }));
+    const [stall] = await waitForSpan(`stalled ${name}`);
+    const send = only(tracing.named(`send ${name}`), 'send span');
+    expect(stall!.spanContext().traceId).toBe(send.spanContext().traceId);
+    expect(parentSpanId(stall!)).toBe(send.spanContext().spanId);
+    expect(stall!.events.map((event) => event.name)).toEqual(['oxmq.job.stalled']);
+    expect(stall!.attributes['messaging.message.id']).toBe(job.id);
+  });
+
+  it('jobs another writer got wrong still run; a bad tracestate alone keeps the parent', async () => {
+    const name = uniqueQueueName('trace-foreign');
+    const redis = track(rawClient());
+    const queue = track(new Queue(name, conn()));
+    const parentId = 'abcdefabcdefabcdefabcdefabcdef12';
+    const jobs = await queue.addBulk([
+      { name: 'bad-parent', data: {} },
+      { name: 'bad-state', data: {} },
+      { name: 'bad-tm', data: {} },
+      { name: 'bad-children', data: {} },
+    ]);
+    const key = (index: number) => `bull:${name}:${jobs[index]!.id}`;
+    await redis.hset(key(0), 'traceparent', 'garbage');
+    await redis.hset(key(1), 'traceparent', `00-${parentId}-1234567812345678-01`);
+    await redis.hset(key(1), 'tracestate', 'BAD KEY=1');
+    await redis.hdel(key(2), 'traceparent');
+    await redis.hset(key(2), 'opts', JSON.stringify({ attempts: 0, tm: '{not json' }));
+    await redis.hset(key(3), 'childTraceparents', '[1,2]');
+    let completed = 0;
+    const worker = track(new Worker(name, async () => 'ran', conn()));
+    worker.on('completed', () => (completed += 1));
+    await waitFor(() => completed === 4);
+    const runs = tracing.named(`process ${name}`);
+    const badState = runs.find((span) => span.attributes['oxmq.job.name'] === 'bad-state')!;
+    expect(badState.spanContext().traceId).toBe(parentId);
+    expect(parentSpanId(badState)).toBe('1234567812345678');
+  });
+
+  it('omitContext keeps the producer’s context out of the job', async () => {
+    const name = uniqueQueueName('trace-omit');
+    const queue = track(new Queue(name, conn()));
+    const job = await queue.add('private', {}, { telemetry: { omitContext: true } });
+    expect(tracing.named(`send ${name}`)).toHaveLength(1);
+    const redis = track(rawClient());
+    const [traceparent, opts] = await redis.hmget(`bull:${name}:${job.id}`, 'traceparent', 'opts');
+    expect(traceparent).toBeNull();
+    expect(JSON.parse(opts!)).toMatchObject({ omc: true });
+    expect(JSON.parse(opts!)).not.toHaveProperty('tm');
+  });
+
+  it('a single add stores its span’s metadata as `tm`, the caller’s metadata being its parent', async () => {
+    const name = uniqueQueueName('trace-metadata');
+    const queue = track(new Queue(name, conn()));
+    const callerTrace = '0123456789abcdef0123456789abcdef';
+    const metadata = JSON.stringify({ traceparent: `00-${callerTrace}-0123456789abcdef-01` });
+    const job = await queue.add('m', {}, { telemetry: { metadata } });
+    const send = only(tracing.named(`send ${name}`), 'send span');
+    expect(send.spanContext().traceId).toBe(callerTrace);
+    expect(job.opts.telemetry?.metadata).toBe(JSON.stringify({ traceparent: job.traceparent }));
+    expect(job.traceparent).toContain(send.spanContext().spanId);
   });
 });
