@@ -33,6 +33,8 @@ export type ApiErrorCode =
   | 'INVALID_INPUT'
   | 'NOT_FOUND'
   | 'CONFLICT'
+  | 'RATE_LIMITED'
+  | 'TOO_MANY_STREAMS'
   | 'INTERNAL';
 
 export interface HealthResponse {

@@ -16,7 +16,12 @@ import { requestUser, type SessionUser } from './auth';
 import { getEnv } from './env';
 import { isReadOnly, recordAudit } from './oxmq';
 import { redact } from './redact';
+import { RouteRateLimiter, type RouteBudgetName } from './route-rate-limit';
 import { isSameOrigin } from './same-origin';
+
+// One per console process, kept across `next dev` reloads like the Redis connection.
+const limiterHolder = globalThis as typeof globalThis & { __oxmqRouteLimiter?: RouteRateLimiter };
+const routeLimiter = (limiterHolder.__oxmqRouteLimiter ??= new RouteRateLimiter());
 
 export { ApiProblem } from './api-error';
 
@@ -36,6 +41,8 @@ export interface RouteSpec<P extends AnySchema, Q extends AnySchema, B extends A
   query?: Q;
   /** Mutations only; defaults to an empty strict object (`{}`). */
   body?: B;
+  /** An expensive route: each user has a budget of requests of this kind (route-rate-limit.ts). */
+  budget?: RouteBudgetName;
 }
 
 export interface RouteInput<P extends AnySchema, Q extends AnySchema, B extends AnySchema> {
@@ -98,6 +105,7 @@ export function withRoute<
       if (spec.mutation && isReadOnly()) {
         throw new ApiProblem(403, 'READ_ONLY', 'The console is in read-only mode');
       }
+      if (spec.budget) routeLimiter.take(user.username, spec.budget);
       const params = validate(spec.params ?? emptyObject, rawParams, 'params');
       const query = validate(
         spec.query ?? emptyObject,

@@ -101,6 +101,16 @@ export function hasQueue(prefix: string, name: string): Promise<boolean> {
   return queueExists(redis(), prefix, name);
 }
 
+/** The queues of `refs` that exist (their meta hash does), in one round trip. */
+export async function existingQueues(refs: readonly QueueRef[]): Promise<QueueRef[]> {
+  if (refs.length === 0) return [];
+  const pipeline = redis().pipeline();
+  for (const ref of refs)
+    pipeline.exists(admin.queueHandle(redis(), ref.prefix, ref.name).keys.meta);
+  const replies = (await pipeline.exec()) ?? [];
+  return refs.filter((_, index) => replies[index]?.[1] === 1);
+}
+
 export function pause(prefix: string, name: string): Promise<void> {
   return pauseQueue(redis(), prefix, name);
 }

@@ -8,7 +8,8 @@ import type { LiveEventsMessage } from '@/lib/api-types';
 import { ApiProblem, withRoute } from '@/lib/server/api';
 import { liveEventsHub } from '@/lib/server/live-events';
 import { liveQueuesQuery, MAX_QUEUES_PER_SUBSCRIBER } from '@/lib/server/live-queues-param';
-import { configuredPrefixes, discoverQueues } from '@/lib/server/oxmq';
+import { configuredPrefixes, discoverQueues, existingQueues } from '@/lib/server/oxmq';
+import { streamQuota } from '@/lib/server/live-stream-quota';
 
 export const dynamic = 'force-dynamic';
 
@@ -18,16 +19,19 @@ const RETRY_MS = 5_000;
 
 export const GET = withRoute(
   { role: 'viewer', query: liveQueuesQuery },
-  async ({ request, query }) => {
+  async ({ request, query, user }) => {
     const prefixes = configuredPrefixes();
     const foreign = query.queues.find((queue) => !prefixes.includes(queue.prefix));
     if (foreign) {
       throw new ApiProblem(404, 'NOT_FOUND', `Prefix ${foreign.prefix} is not configured`);
     }
+    // Only queues that exist: made-up names would take cursors (and the process's cap of
+    // watched streams) from everyone else.
     const queues =
       query.queues.length > 0
-        ? query.queues
+        ? await existingQueues(query.queues)
         : (await discoverQueues()).queues.slice(0, MAX_QUEUES_PER_SUBSCRIBER);
+    const release = streamQuota().acquire(user.username);
 
     const encoder = new TextEncoder();
     let cleanup: (() => void) | undefined;
@@ -43,19 +47,28 @@ export const GET = withRoute(
             cleanup?.();
           }
         };
-        const unsubscribe = await liveEventsHub().subscribe({
-          queues,
-          send: (batches) => {
-            const message: LiveEventsMessage = { batches };
-            write(`event: events\ndata: ${JSON.stringify(message)}\n\n`);
-          },
-        });
+        let unsubscribe: () => void;
+        try {
+          unsubscribe = await liveEventsHub().subscribe({
+            queues,
+            send: (batches) => {
+              const message: LiveEventsMessage = { batches };
+              write(`event: events\ndata: ${JSON.stringify(message)}\n\n`);
+            },
+          });
+        } catch (error) {
+          // Redis away: the stream ends at once, and its place in the user's quota is given back.
+          release();
+          controller.error(error);
+          return;
+        }
         const heartbeat = setInterval(() => write(`: heartbeat ${Date.now()}\n\n`), HEARTBEAT_MS);
         cleanup = () => {
           if (closed) return;
           closed = true;
           clearInterval(heartbeat);
           unsubscribe();
+          release();
           try {
             controller.close();
           } catch {

@@ -34,7 +34,8 @@ const query = z
   });
 
 export const GET = withRoute(
-  { role: 'viewer', params: queueParams, query },
+  // Each search reads up to thousands of job hashes: a per-user budget (route-rate-limit.ts).
+  { role: 'viewer', params: queueParams, query, budget: 'search' },
   async ({ params, query }): Promise<JobSearchResponse> => {
     await requireQueue(params.prefix, params.name);
     if (query.mode === 'id') {

@@ -14,7 +14,8 @@ const timelineQuery = z.object({
 });
 
 export const GET = withRoute(
-  { role: 'viewer', params: jobParams, query: timelineQuery },
+  // A timeline may scan a long events stream: a per-user budget (route-rate-limit.ts).
+  { role: 'viewer', params: jobParams, query: timelineQuery, budget: 'timeline' },
   async ({ params, query }): Promise<JobTimelineResponse> => {
     await requireQueue(params.prefix, params.name);
     const job = await jobPage.detail(params.prefix, params.name, params.id);
