@@ -63,6 +63,23 @@ export type {
   JobSearchOptions,
   JobSearchResult,
 } from './jobs';
+// ---- redaction: the one view of job-derived text the console shows, searches and filters ----
+export {
+  DEFAULT_REDACT_NAMES,
+  DEFAULT_REDACT_WORDS,
+  DEFAULT_REDACTION,
+  isSensitiveKey,
+  normalizeKey,
+  REDACTED,
+  REDACTION_LIMITS,
+  redactionRules,
+  redactString,
+  redactText,
+  redactValue,
+  restoreRedacted,
+} from './redaction';
+export type { RedactionRules } from './redaction';
+export { redactJobDetail, redactJobRow, redactLogPage, redactTimeline } from './redacted-views';
 export {
   BULK_ACTION_STATES,
   BULK_ID_PATTERN,
