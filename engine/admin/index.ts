@@ -54,15 +54,16 @@ export {
 } from './audit';
 export type { AuditEntry, AuditOutcome, AuditPage, AuditRecord } from './audit';
 // ---- queue page (issue 5 item 4): job listings, search, bulk operations, diagnosis ----
-export { findJob, JOB_LIST_LIMITS, listJobs, readPath, searchJobs, toJobRow } from './jobs';
+export { findJob, JOB_LIST_LIMITS, listJobs, toJobRow } from './jobs';
+export type { JobPage, JobRow } from './jobs';
+export { jobMatcher, readPath, readRedactedPath, searchJobs } from './job-search';
 export type {
   JobFilter,
-  JobPage,
-  JobRow,
   JobSearchMode,
   JobSearchOptions,
   JobSearchResult,
-} from './jobs';
+  SearchStop,
+} from './job-search';
 // ---- redaction: the one view of job-derived text the console shows, searches and filters ----
 export {
   DEFAULT_REDACT_NAMES,

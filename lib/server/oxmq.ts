@@ -112,7 +112,9 @@ export function auditPage(opts: { before?: string; count: number }): Promise<Aud
 
 // ---- queue page (issue 5 item 4) ----
 // One thin pass-through per engine/admin call, so routes never see the Redis client. Every read
-// that carries job text answers its redacted view (engine/admin/redacted-views.ts).
+// that carries job text answers its redacted view (engine/admin/redacted-views.ts), and search
+// and bulk filters match against that same view, so what a route returns or counts never
+// depends on a redacted value.
 export const queuePage = {
   listJobs: async (prefix: string, name: string, opts: Parameters<typeof admin.listJobs>[3]) => {
     const page = await admin.listJobs(redis(), prefix, name, opts);
@@ -125,7 +127,7 @@ export const queuePage = {
   },
   searchJobs: async (prefix: string, name: string, opts: admin.JobSearchOptions) => {
     const rules = redactionRules();
-    const result = await admin.searchJobs(redis(), prefix, name, opts);
+    const result = await admin.searchJobs(redis(), prefix, name, { ...opts, redaction: rules });
     return { ...result, matches: result.matches.map((row) => admin.redactJobRow(row, rules)) };
   },
   actOnSelection: (prefix: string, name: string, action: admin.BulkAction, ids: string[]) =>
@@ -133,7 +135,8 @@ export const queuePage = {
   createBulkOp: (input: Parameters<typeof admin.createBulkOp>[1]) =>
     admin.createBulkOp(redis(), input),
   getBulkOp: (id: string) => admin.getBulkOp(redis(), id),
-  runBulkChunk: (id: string, chunk?: number) => admin.runBulkChunk(redis(), id, chunk),
+  runBulkChunk: (id: string, chunk?: number) =>
+    admin.runBulkChunk(redis(), id, chunk, redactionRules()),
   cancelBulkOp: (id: string) => admin.cancelBulkOp(redis(), id),
   diagnose: (prefix: string, name: string) => admin.diagnoseQueue(redis(), prefix, name),
   drain: (prefix: string, name: string, delayed: boolean) =>

@@ -2,18 +2,23 @@
  * Redaction on every route that answers job text, against `next start`, a real Redis and a real
  * OxMQ Worker: a job with secrets in its data, progress, logs, failure reason and return value
  * shows none of them on any route (rows, search results in every mode, the job, its logs and
- * timeline, flow nodes, live events). Every route under app/api/ is listed below as
+ * timeline, flow nodes, live events); search and bulk filters are no oracle for a redacted value;
+ * and one search reads a bounded number of bytes. Every route under app/api/ is listed below as
  * answering job text (checked here) or not, so a new route cannot skip the question.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FlowProducer, Queue, Worker } from '../../engine';
-import type { JobSearchResponse, LiveEventsMessage } from '../../lib/api-types';
+import type {
+  BulkOperationResponse,
+  JobSearchResponse,
+  LiveEventsMessage,
+} from '../../lib/api-types';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 import { signIn, type ConsoleClient } from './console-client';
 import { openSse } from './sse';
-import { VIEWER } from './users';
+import { OPERATOR, VIEWER } from './users';
 
 const baseUrl = inject('consoleUrl');
 const redis = rawClient();
@@ -23,6 +28,7 @@ const queue = new Queue(name, { connection: redisOptions() });
 const flows = new FlowProducer({ connection: redisOptions() });
 let worker: Worker;
 let viewer: ConsoleClient;
+let operator: ConsoleClient;
 /** The failed child of a flow, its waiting parent, and a completed job. */
 let failedId: string;
 let parentId: string;
@@ -89,7 +95,7 @@ beforeAll(async () => {
       (await queue.getJobState(failedId)) === 'failed' &&
       (await queue.getJobState(completedId)) === 'completed',
   );
-  viewer = await signIn(baseUrl, VIEWER);
+  [viewer, operator] = await Promise.all([signIn(baseUrl, VIEWER), signIn(baseUrl, OPERATOR)]);
 });
 
 afterAll(async () => {
@@ -180,6 +186,78 @@ describe('every route that answers job text', () => {
     } finally {
       stream.close();
     }
+  });
+});
+
+describe('search and bulk filters are no oracle', () => {
+  const count = async (query: string) =>
+    (
+      JSON.parse(
+        await bodyOf(await viewer.get(`${base}/search?${query}&state=failed`)),
+      ) as JobSearchResponse
+    ).matches.length;
+
+  it('finds nothing by a redacted value, one character at a time or whole', async () => {
+    for (const q of ['"password":"S', '"password":"S1', 'S1-data-pw', 'S5b', 'S3-data-url']) {
+      expect(await count(`mode=text&q=${encodeURIComponent(q)}`), q).toBe(0);
+    }
+    expect(await count('mode=path&path=password&q=S1-data-pw')).toBe(0);
+    expect(await count('mode=path&path=auth.code&q=S5b-auth')).toBe(0);
+    // What the view shows is found.
+    expect(
+      await count(`mode=text&q=${encodeURIComponent('"password":"[redacted]"')}`),
+    ).toBeGreaterThan(0);
+    expect(await count('mode=path&path=password&q=%5Bredacted%5D')).toBeGreaterThan(0);
+  });
+
+  it('acts on no job through a filter on a redacted value', async () => {
+    const created = await operator.post(`${base}/bulk`, {
+      action: 'retry',
+      state: 'failed',
+      filter: { mode: 'text', query: 'S1-data-pw' },
+    });
+    let op = JSON.parse(await bodyOf(created)) as BulkOperationResponse;
+    while (op.status === 'running') {
+      op = JSON.parse(
+        await bodyOf(await operator.post(`${base}/bulk/${op.id}/step`, { chunk: 100 })),
+      ) as BulkOperationResponse;
+    }
+    expect(op).toMatchObject({ status: 'done', done: 0 });
+    expect(await queue.getJobState(failedId)).toBe('failed');
+  });
+});
+
+describe('the search byte budget', () => {
+  const bigName = uniqueQueueName('redact-bytes');
+  const bigQueue = new Queue(bigName, { connection: redisOptions() });
+  const BLOB = 'x'.repeat(2_500_000);
+
+  beforeAll(async () => {
+    await bigQueue.addBulk(
+      Array.from({ length: 5 }, (_, i) => ({ name: 'big', data: { i, blob: BLOB } })),
+    );
+  });
+  afterAll(async () => {
+    await bigQueue.obliterate({ force: true });
+    await bigQueue.close();
+  });
+
+  it('stops a viewer search at 8 MiB of job fields, says so, and continues from there', async () => {
+    const search = async (cursor: number) =>
+      JSON.parse(
+        await bodyOf(
+          await viewer.get(
+            `/api/queues/bull/${bigName}/search?mode=text&q=blob&state=waiting&cursor=${cursor}`,
+          ),
+        ),
+      ) as JobSearchResponse;
+    const first = await search(0);
+    expect(first).toMatchObject({ stoppedBy: 'bytes', scanned: 3, next: 3, total: 5 });
+    expect(first.matches).toHaveLength(3);
+    expect(first.bytesRead).toBeLessThanOrEqual(8 * 1024 * 1024);
+    const rest = await search(3);
+    expect(rest).toMatchObject({ stoppedBy: null, next: null, scanned: 2 });
+    expect(rest.matches).toHaveLength(2);
   });
 });
 
