@@ -133,7 +133,7 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
   {
     name: 'OXMQ_REDACT_KEYS',
     default: '–',
-    doc: 'More key names the job page redacts, comma-separated.',
+    doc: 'More key names the console redacts (added to the defaults), comma-separated.',
     readBy: ['console', 'launcher'],
   },
   {

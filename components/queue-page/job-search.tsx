@@ -123,7 +123,11 @@ export function JobSearch({
                 ? `No job with id ${input.q}.`
                 : 'Found by id.'
               : `${data.matches.length} found · searched ${data.to.toLocaleString('en')} of ${data.total.toLocaleString('en')} ${data.state} jobs` +
-                (data.next === null ? ' (all of them)' : '')}
+                (data.next === null ? ' (all of them)' : '') +
+                (data.stoppedBy === 'bytes' ? ' · partial: byte budget reached' : '') +
+                (data.tooLarge > 0
+                  ? ` · ${data.tooLarge.toLocaleString('en')} too large to search`
+                  : '')}
           </p>
           {data.matches.length > 0 && (
             <JobTable

@@ -19,9 +19,10 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Job } from '../job';
 import type { Queue } from '../queue';
-import { jobMatcher, type JobFilter } from './jobs';
+import { jobMatcher, type JobFilter } from './job-search';
 import type { QueueCountState } from './queues';
 import { queueHandle } from './queue-handle';
+import { DEFAULT_REDACTION, type RedactionRules } from './redaction';
 
 export const BULK_LIMITS = {
   defaultChunk: 100,
@@ -128,11 +129,16 @@ export async function cancelBulkOp(client: Redis, id: string): Promise<BulkOpera
   return op;
 }
 
-/** Acts on the next chunk of jobs; a no-op for an operation that is done or cancelled. */
+/**
+ * Acts on the next chunk of jobs; a no-op for an operation that is done or cancelled. A filter
+ * matches the redacted view of each job, as the search does (`redaction`: the console's rules),
+ * so how many jobs a filter acted on says nothing about a redacted value.
+ */
 export async function runBulkChunk(
   client: Redis,
   id: string,
   chunk: number = BULK_LIMITS.defaultChunk,
+  redaction: RedactionRules = DEFAULT_REDACTION,
 ): Promise<BulkOperation | null> {
   const op = await getBulkOp(client, id);
   if (!op || op.status !== 'running') return op;
@@ -143,7 +149,7 @@ export async function runBulkChunk(
   const take = Math.min(size, op.total - op.examined);
   const jobs =
     take > 0 ? await queue.getJobs([op.state], op.cursor, op.cursor + take - 1, true) : [];
-  const matches = op.filter ? jobMatcher(op.filter) : () => true;
+  const matches = op.filter ? jobMatcher(op.filter, redaction) : () => true;
   let done = 0;
   let skipped = 0;
   let stayed = 0;

@@ -15,6 +15,7 @@ import {
   type JobRef,
 } from '../flow-reader';
 import { planChildCount, planNodeInfo, totalChildren, type FlowNodeInfo } from './flow-node-info';
+import type { RedactionRules } from './redaction';
 
 /**
  * The console's view of a flow as nodes and edges, read level by level with one pipelined
@@ -69,6 +70,8 @@ export interface FlowGraphOptions {
   depth?: number;
   maxChildrenPerNode?: number;
   maxNodes?: number;
+  /** Rules for the nodes' failure reasons (the defaults when not given). */
+  redaction?: RedactionRules;
 }
 
 /** A bounded view of the flow under one job; undefined when that job does not exist. */
@@ -83,6 +86,7 @@ export async function getFlowGraph(
     client,
     [{ ref: root, level: 0, cursor: CHILDREN_START, describe: true }],
     { ...limits, levels: limits.levels - 1 },
+    opts.redaction,
   );
   if (!walked.nodes[0] || walked.nodes[0].missing) return undefined;
   return {
@@ -102,6 +106,8 @@ export interface FlowChildrenOptions {
   count?: number;
   /** The parent's level, so the children get theirs (default 0). */
   level?: number;
+  /** Rules for the nodes' failure reasons (the defaults when not given). */
+  redaction?: RedactionRules;
 }
 
 export interface FlowChildrenPage {
@@ -133,6 +139,7 @@ export async function getFlowChildren(
     depth: 1,
     maxChildrenPerNode: count,
     maxNodes: count,
+    redaction: opts.redaction,
   });
   const page: FlowChildrenPage = {
     parentKey: opts.parentKey,
@@ -151,6 +158,8 @@ export interface ExpandFlowOptions {
   depth?: number;
   maxChildrenPerNode?: number;
   maxNodes?: number;
+  /** Rules for the nodes' failure reasons (the defaults when not given). */
+  redaction?: RedactionRules;
 }
 
 export interface ExpandedFlow {
@@ -180,7 +189,7 @@ export async function expandFlowGraph(
       throw new ValidationError('level must be a non-negative integer');
     return { ref, level, cursor: decodeChildCursor(parent.cursor), describe: false };
   });
-  const walked = await walk(client, start, limits);
+  const walked = await walk(client, start, limits, opts.redaction);
   return {
     nodes: walked.nodes,
     edges: walked.edges,
@@ -218,7 +227,12 @@ interface Walked {
   cursors: Map<string, string | undefined>;
 }
 
-async function walk(client: Redis, start: WalkItem[], limits: WalkLimits): Promise<Walked> {
+async function walk(
+  client: Redis,
+  start: WalkItem[],
+  limits: WalkLimits,
+  redaction?: RedactionRules,
+): Promise<Walked> {
   const out: Walked = { nodes: [], edges: [], truncated: false, cursors: new Map() };
   const seen = new Set(start.map((item) => item.ref.key));
   let level = start;
@@ -232,7 +246,7 @@ async function walk(client: Redis, start: WalkItem[], limits: WalkLimits): Promi
       return {
         item,
         fromStart,
-        describe: item.describe ? planNodeInfo(batch, item.ref) : undefined,
+        describe: item.describe ? planNodeInfo(batch, item.ref, redaction) : undefined,
         // A node the caller already has, listed from its first child: its counts tell when
         // the listing is complete (a scan may stop short of its end with a cursor left).
         counts: !item.describe && fromStart ? planChildCount(batch, item.ref.key) : undefined,

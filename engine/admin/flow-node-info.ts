@@ -2,6 +2,7 @@ import { QueueKeys } from '../keys';
 import type { ChildStatus, CommandBatch, JobRef } from '../flow-reader';
 import { childCollectionKey } from '../flow-reader';
 import { traceIdOf } from '../telemetry/trace-id';
+import { DEFAULT_REDACTION, redactString, type RedactionRules } from './redaction';
 
 /** A job's state as bullmq's getState names it (spec §6.15). */
 export type FlowNodeState =
@@ -33,7 +34,7 @@ export interface FlowNodeInfo {
   attemptsStarted: number;
   /** The trace id of the job's W3C traceparent, when it carries a valid one. */
   traceId?: string;
-  /** The first FAILED_REASON_CHARS characters of the failure reason. */
+  /** The first FAILED_REASON_CHARS characters of the redacted failure reason. */
   failedReason?: string;
   parentKey?: string;
   childCount: ChildCount;
@@ -83,11 +84,13 @@ const COUNTS: { status: ChildStatus; command: 'hlen' | 'scard' | 'zcard' }[] = [
 /**
  * Queues the reads that describe one node (its chosen hash fields, its state, its child
  * counts: O(1) each except LPOS on the queue's active list, which concurrency keeps short) and
- * returns the decoder.
+ * returns the decoder. The failure reason is redacted whole before it is shortened: cut first,
+ * a JSON reason would no longer parse, and a value under a sensitive key could show through.
  */
 export function planNodeInfo(
   batch: CommandBatch,
   ref: JobRef,
+  redaction: RedactionRules = DEFAULT_REDACTION,
 ): (replies: unknown[]) => FlowNodeInfo {
   const keys = new QueueKeys(ref.prefix, ref.queueName);
   const fields = batch.add('hmget', ref.key, ...FIELDS);
@@ -123,7 +126,9 @@ export function planNodeInfo(
     const traceId = traceIdOf(field('traceparent'));
     if (traceId) info.traceId = traceId;
     const failedReason = field('failedReason');
-    if (failedReason !== undefined) info.failedReason = shorten(failedReason);
+    if (failedReason !== undefined) {
+      info.failedReason = shorten(redactString(failedReason, redaction));
+    }
     const parentKey = field('parentKey');
     if (parentKey !== undefined) info.parentKey = parentKey;
     return info;

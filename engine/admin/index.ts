@@ -57,15 +57,33 @@ export {
 } from './audit';
 export type { AuditEntry, AuditKind, AuditOutcome, AuditPage, AuditRecord } from './audit';
 // ---- queue page (issue 5 item 4): job listings, search, bulk operations, diagnosis ----
-export { findJob, JOB_LIST_LIMITS, listJobs, readPath, searchJobs, toJobRow } from './jobs';
+export { findJob, JOB_LIST_LIMITS, listJobs, toJobRow } from './jobs';
+export type { JobPage, JobRow } from './jobs';
+export { jobMatcher, readPath, readRedactedPath, searchJobs } from './job-search';
 export type {
   JobFilter,
-  JobPage,
-  JobRow,
   JobSearchMode,
   JobSearchOptions,
   JobSearchResult,
-} from './jobs';
+  SearchStop,
+} from './job-search';
+// ---- redaction: the one view of job-derived text the console shows, searches and filters ----
+export {
+  DEFAULT_REDACT_NAMES,
+  DEFAULT_REDACT_WORDS,
+  DEFAULT_REDACTION,
+  isSensitiveKey,
+  normalizeKey,
+  REDACTED,
+  REDACTION_LIMITS,
+  redactionRules,
+  redactString,
+  redactText,
+  redactValue,
+  restoreRedacted,
+} from './redaction';
+export type { RedactionRules } from './redaction';
+export { redactJobDetail, redactJobRow, redactLogPage, redactTimeline } from './redacted-views';
 export {
   BULK_ACTION_STATES,
   BULK_ID_PATTERN,

@@ -1,10 +1,8 @@
 /**
- * Paged job listings and bounded search for the console's queue page (issue 5 item 4).
- *
- * Every read is a bounded range: a page is at most JOB_LIST_LIMITS.maxPageSize jobs, and a
- * search examines at most `budget` jobs per call, then hands back a cursor (an offset into the
- * state's list) so the caller can continue. Offsets into a list that workers change meanwhile
- * may skip or repeat a job; the answer says how far it looked instead of pretending to be exact.
+ * Paged job listings for the console's queue page (issue 5 item 4), and the limits of its
+ * bounded search (job-search.ts). Every read is a bounded range: a page is at most
+ * JOB_LIST_LIMITS.maxPageSize jobs. Rows carry job text as stored; the console answers them
+ * through its redacted view (redacted-views.ts).
  */
 import type { Redis } from 'ioredis';
 import type { Job } from '../job';
@@ -16,8 +14,13 @@ export const JOB_LIST_LIMITS = {
   /** Jobs a single search call examines at most. */
   maxSearchBudget: 5_000,
   defaultSearchBudget: 5_000,
+  /**
+   * Bytes of job hash fields a single search call reads at most: with the job cap, what bounds
+   * one viewer request however large the jobs are.
+   */
+  maxSearchBytes: 8 * 1024 * 1024,
   /** Jobs fetched per round trip while scanning. */
-  searchChunk: 500,
+  searchChunk: 200,
   /** Matches a search call returns at most (it stops early when it has them). */
   maxMatches: 50,
   /** Characters of a job's data the search looks at; huge payloads are cut, not parsed twice. */
@@ -46,7 +49,7 @@ export interface JobPage {
 }
 
 /** Newest first for finished states (like bullmq's getCompleted), oldest first otherwise. */
-function ascending(state: QueueCountState): boolean {
+export function ascending(state: QueueCountState): boolean {
   return state !== 'completed' && state !== 'failed';
 }
 
@@ -96,122 +99,4 @@ export async function findJob(
   const job = await queueHandle(client, prefix, name).getJob(id);
   if (!job) return null;
   return { ...toJobRow(job), state: await job.getState() };
-}
-
-export type JobSearchMode = 'name' | 'text' | 'path';
-
-/** What a search matches on; bulk operations over "all matching" reuse the same filter. */
-export interface JobFilter {
-  mode: JobSearchMode;
-  /** Substring for name/text; for path, the value compared (as text) with the one at `path`. */
-  query: string;
-  /** Dotted path into data for mode 'path', e.g. `user.email` or `items[0].sku`. */
-  path?: string;
-}
-
-export interface JobSearchOptions extends JobFilter {
-  state: QueueCountState;
-  /** Offset to start from (the previous answer's `next`). */
-  cursor?: number;
-  budget?: number;
-}
-
-export interface JobSearchResult {
-  state: QueueCountState;
-  matches: JobRow[];
-  /** Jobs examined by this call. */
-  scanned: number;
-  /** Offset the scan started at, and where it reached. */
-  from: number;
-  to: number;
-  /** Jobs in the state when the scan ended. */
-  total: number;
-  /** Cursor to continue from, null when the list was scanned to its end. */
-  next: number | null;
-}
-
-const PATH_PART = /[^.[\]]+/g;
-
-/** Reads `a.b[0].c` from a value; undefined when any step is missing. */
-export function readPath(value: unknown, path: string): unknown {
-  let current = value;
-  for (const part of path.match(PATH_PART) ?? []) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<string, unknown>)[part];
-  }
-  return current;
-}
-
-export function jobMatcher(opts: JobFilter): (job: Job) => boolean {
-  const needle = opts.query.toLowerCase();
-  if (opts.mode === 'name') return (job) => job.name.toLowerCase().includes(needle);
-  if (opts.mode === 'text') {
-    return (job) =>
-      JSON.stringify(job.data ?? null)
-        .slice(0, JOB_LIST_LIMITS.maxDataChars)
-        .toLowerCase()
-        .includes(needle);
-  }
-  const path = opts.path ?? '';
-  return (job) => {
-    const found = readPath(job.data, path);
-    if (found === undefined) return false;
-    const text = typeof found === 'string' ? found : JSON.stringify(found);
-    return opts.query === '' || text === opts.query;
-  };
-}
-
-export async function searchJobs(
-  client: Redis,
-  prefix: string,
-  name: string,
-  opts: JobSearchOptions,
-): Promise<JobSearchResult> {
-  const budget = Math.max(
-    1,
-    Math.min(opts.budget ?? JOB_LIST_LIMITS.defaultSearchBudget, JOB_LIST_LIMITS.maxSearchBudget),
-  );
-  const queue = queueHandle(client, prefix, name);
-  const matches = jobMatcher(opts);
-  const from = Math.max(0, opts.cursor ?? 0);
-  const found: JobRow[] = [];
-  let offset = from;
-  let ended = false;
-  while (offset - from < budget && found.length < JOB_LIST_LIMITS.maxMatches) {
-    const chunkStart = offset;
-    const size = Math.min(JOB_LIST_LIMITS.searchChunk, budget - (offset - from));
-    const jobs = await queue.getJobs(
-      [opts.state],
-      offset,
-      offset + size - 1,
-      ascending(opts.state),
-    );
-    for (const job of jobs) {
-      offset += 1;
-      if (matches(job)) found.push(toJobRow(job));
-      if (found.length >= JOB_LIST_LIMITS.maxMatches) break;
-    }
-    if (found.length >= JOB_LIST_LIMITS.maxMatches) break;
-    if (jobs.length < size) {
-      // getJobs drops ids whose hash is gone, so a short chunk alone is not proof of the end;
-      // the state's count is. The chunk covered its range up to that count.
-      const count = (await queue.getJobCounts(opts.state))[opts.state] ?? 0;
-      offset = Math.max(offset, Math.min(chunkStart + size, count));
-      if (offset >= count) {
-        ended = true;
-        break;
-      }
-    }
-  }
-  const total = (await queue.getJobCounts(opts.state))[opts.state] ?? 0;
-  if (offset >= total) ended = true;
-  return {
-    state: opts.state,
-    matches: found,
-    scanned: offset - from,
-    from,
-    to: offset,
-    total,
-    next: ended ? null : offset,
-  };
 }

@@ -15,7 +15,8 @@ import { ApiProblem, errorResponse } from './api-error';
 import { requestUser, type SessionUser } from './auth';
 import { getEnv } from './env';
 import { isReadOnly, recordAudit } from './oxmq';
-import { redact } from './redact';
+import { redactValue } from '@/engine/admin';
+import { redactionRules } from './redact';
 import { RouteRateLimiter, type RouteBudgetName } from './route-rate-limit';
 import { isSameOrigin } from './same-origin';
 
@@ -116,7 +117,7 @@ export function withRoute<
       if (spec.mutation) {
         const json = await readJsonBody(request);
         // Redacted like every view of job data: the audit log is read by every operator.
-        auditedBody = forAudit(redact(json));
+        auditedBody = forAudit(redactValue(json, redactionRules()));
         body = validate(spec.body ?? emptyBody, json, 'body');
       }
       const result = await handler({

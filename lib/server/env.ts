@@ -58,7 +58,7 @@ const schema = z
     OXMQ_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
     OXMQ_USERS: z.string().trim().min(1).optional(),
     OXMQ_READ_ONLY: booleanFlag,
-    // Job page (issue 5 item 5): extra key names to redact, added to lib/server/redact.ts's defaults.
+    // Extra key names to redact, added to the defaults (lib/server/redact.ts).
     OXMQ_REDACT_KEYS: z
       .string()
       .default('')

@@ -31,6 +31,7 @@ import {
   type QueueWorkers,
 } from '@/engine/admin';
 import { getEnv } from './env';
+import { redactionRules } from './redact';
 import { RefusalThrottle } from './refusal-throttle';
 
 export { AUDIT_DEFAULTS, AUDIT_ID_PATTERN } from '@/engine/admin';
@@ -159,19 +160,32 @@ export function auditPage(opts: {
 }
 
 // ---- queue page (issue 5 item 4) ----
-// One thin pass-through per engine/admin call, so routes never see the Redis client.
+// One thin pass-through per engine/admin call, so routes never see the Redis client. Every read
+// that carries job text answers its redacted view (engine/admin/redacted-views.ts), and search
+// and bulk filters match against that same view, so what a route returns or counts never
+// depends on a redacted value.
 export const queuePage = {
-  listJobs: (prefix: string, name: string, opts: Parameters<typeof admin.listJobs>[3]) =>
-    admin.listJobs(redis(), prefix, name, opts),
-  findJob: (prefix: string, name: string, id: string) => admin.findJob(redis(), prefix, name, id),
-  searchJobs: (prefix: string, name: string, opts: admin.JobSearchOptions) =>
-    admin.searchJobs(redis(), prefix, name, opts),
+  listJobs: async (prefix: string, name: string, opts: Parameters<typeof admin.listJobs>[3]) => {
+    const page = await admin.listJobs(redis(), prefix, name, opts);
+    const rules = redactionRules();
+    return { ...page, jobs: page.jobs.map((row) => admin.redactJobRow(row, rules)) };
+  },
+  findJob: async (prefix: string, name: string, id: string) => {
+    const row = await admin.findJob(redis(), prefix, name, id);
+    return row && admin.redactJobRow(row, redactionRules());
+  },
+  searchJobs: async (prefix: string, name: string, opts: admin.JobSearchOptions) => {
+    const rules = redactionRules();
+    const result = await admin.searchJobs(redis(), prefix, name, { ...opts, redaction: rules });
+    return { ...result, matches: result.matches.map((row) => admin.redactJobRow(row, rules)) };
+  },
   actOnSelection: (prefix: string, name: string, action: admin.BulkAction, ids: string[]) =>
     admin.actOnSelection(redis(), prefix, name, action, ids),
   createBulkOp: (input: Parameters<typeof admin.createBulkOp>[1]) =>
     admin.createBulkOp(redis(), input),
   getBulkOp: (id: string) => admin.getBulkOp(redis(), id),
-  runBulkChunk: (id: string, chunk?: number) => admin.runBulkChunk(redis(), id, chunk),
+  runBulkChunk: (id: string, chunk?: number) =>
+    admin.runBulkChunk(redis(), id, chunk, redactionRules()),
   cancelBulkOp: (id: string) => admin.cancelBulkOp(redis(), id),
   diagnose: (prefix: string, name: string) => admin.diagnoseQueue(redis(), prefix, name),
   drain: (prefix: string, name: string, delayed: boolean) =>
@@ -225,15 +239,27 @@ export function readLiveEvents(
 }
 
 // ---- job page and flows page (issue 5 items 5 and 6) ----
-// Values come back as stored; lib/server/job-view.ts redacts them before they are answered.
+// Redacted like the queue page's reads: nothing here answers job text as stored, but for
+// storedData, which only the admin's data edit uses (to keep the values it was never shown).
 export const jobPage = {
-  detail: (prefix: string, name: string, id: string) =>
-    admin.getJobDetail(redis(), prefix, name, id),
-  logs: (prefix: string, name: string, id: string, page: number, pageSize: number) =>
-    admin.getJobLogPage(redis(), prefix, name, id, page, pageSize),
+  detail: async (prefix: string, name: string, id: string) => {
+    const job = await admin.getJobDetail(redis(), prefix, name, id);
+    return job && admin.redactJobDetail(job, redactionRules());
+  },
+  /** The job's data as stored (undefined: no such job); never answered to a client. */
+  storedData: async (prefix: string, name: string, id: string) => {
+    const job = await admin.getJobDetail(redis(), prefix, name, id);
+    return job && { data: job.data };
+  },
+  logs: async (prefix: string, name: string, id: string, page: number, pageSize: number) =>
+    admin.redactLogPage(
+      await admin.getJobLogPage(redis(), prefix, name, id, page, pageSize),
+      redactionRules(),
+    ),
   children: (prefix: string, name: string, id: string) =>
     admin.getJobChildren(redis(), prefix, name, id),
-  timeline: (opts: admin.JobTimelineOptions) => admin.getJobTimeline(redis(), opts),
+  timeline: async (opts: admin.JobTimelineOptions) =>
+    admin.redactTimeline(await admin.getJobTimeline(redis(), opts), redactionRules()),
   act: (prefix: string, name: string, id: string, action: admin.JobAction) =>
     admin.runJobAction(redis(), prefix, name, id, action),
   duplicate: (prefix: string, name: string, id: string) =>
@@ -244,8 +270,10 @@ export const jobPage = {
 
 export const flowPage = {
   rootOf: (jobKey: string) => admin.rootOf(redis(), jobKey),
-  graph: (opts: admin.FlowGraphOptions) => admin.getFlowGraph(redis(), opts),
-  children: (opts: admin.FlowChildrenOptions) => admin.getFlowChildren(redis(), opts),
+  graph: (opts: admin.FlowGraphOptions) =>
+    admin.getFlowGraph(redis(), { ...opts, redaction: redactionRules() }),
+  children: (opts: admin.FlowChildrenOptions) =>
+    admin.getFlowChildren(redis(), { ...opts, redaction: redactionRules() }),
 };
 
 // ---- Prometheus scrape (GET /api/prometheus, docs/metrics.md) ----

@@ -1,6 +1,8 @@
 /**
  * Job search: `mode=id` is a direct lookup; name / text / path scan one state, at most
- * `budget` jobs per call, and answer how far they looked plus a cursor to continue.
+ * `budget` jobs and JOB_LIST_LIMITS.maxSearchBytes of job fields per call, and answer how far
+ * they looked, which bound stopped them, and a cursor to continue. Text and path match the
+ * redacted view of the data (engine/admin/job-search.ts), never a redacted value.
  */
 import { z } from 'zod';
 import type { JobSearchResponse } from '@/lib/api-types';
@@ -49,6 +51,9 @@ export const GET = withRoute(
         to: 0,
         total: 0,
         next: null,
+        bytesRead: 0,
+        tooLarge: 0,
+        stoppedBy: null,
       };
     }
     const result = await queuePage.searchJobs(params.prefix, params.name, {

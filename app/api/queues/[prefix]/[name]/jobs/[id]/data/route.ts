@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { jobActionRoute } from '@/lib/server/job-action-route';
 import { jobNotFound } from '@/lib/server/job-route';
 import { jobPage } from '@/lib/server/oxmq';
-import { restoreRedacted } from '@/lib/server/redact';
+import { restoreRedacted } from '@/engine/admin';
+import { redactionRules } from '@/lib/server/redact';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,8 +13,8 @@ export const POST = jobActionRoute({
   role: 'admin',
   body: z.object({ data: z.json() }).strict(),
   toAction: async (body, params) => {
-    const job = await jobPage.detail(params.prefix, params.name, params.id);
-    if (!job) throw jobNotFound(params.id);
-    return { kind: 'data', data: restoreRedacted(body.data, job.data) };
+    const stored = await jobPage.storedData(params.prefix, params.name, params.id);
+    if (!stored) throw jobNotFound(params.id);
+    return { kind: 'data', data: restoreRedacted(body.data, stored.data, redactionRules()) };
   },
 });

@@ -3,7 +3,6 @@ import type { JobTimelineResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
 import { jobNotFound, jobParams, requireQueue } from '@/lib/server/job-route';
 import { jobPage } from '@/lib/server/oxmq';
-import { redactText } from '@/lib/server/redact';
 
 export const dynamic = 'force-dynamic';
 
@@ -20,7 +19,8 @@ export const GET = withRoute(
     await requireQueue(params.prefix, params.name);
     const job = await jobPage.detail(params.prefix, params.name, params.id);
     if (!job) throw jobNotFound(params.id);
-    const timeline = await jobPage.timeline({
+    // Failure reasons on the timeline come back redacted, like the job's own (oxmq.ts).
+    return jobPage.timeline({
       prefix: params.prefix,
       queueName: params.name,
       jobId: params.id,
@@ -28,14 +28,5 @@ export const GET = withRoute(
       maxScan: query.maxScan,
       maxEntries: query.maxEntries,
     });
-    // A failure reason in the stream is free text: redacted like the one on the job.
-    return {
-      ...timeline,
-      entries: timeline.entries.map((entry) =>
-        entry.event === 'failed' && entry.detail !== undefined
-          ? { ...entry, detail: redactText(entry.detail) }
-          : entry,
-      ),
-    };
   },
 );

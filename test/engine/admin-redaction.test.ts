@@ -1,0 +1,186 @@
+/**
+ * engine/admin/redaction.ts: the one redacted view of job text the console shows, searches and
+ * filters. A table of the shapes secrets take in job data, failure reasons, stack traces and
+ * logs, each with what the view must show; then the key rules, nested JSON, additive extra
+ * names, restoring an edit, and linear time on hostile input.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_REDACTION,
+  isSensitiveKey,
+  REDACTED,
+  redactionRules,
+  redactString,
+  redactText,
+  redactValue,
+  restoreRedacted,
+} from '../../engine/admin';
+
+const R = REDACTED;
+
+describe('free text', () => {
+  it.each([
+    // [what, text, shown]
+    ['a quoted JSON value with a space', '{"password": "hunter 2"}', `{"password": "${R}"}`],
+    ['a single-quoted value with a space', "token='tok en'", `token='${R}'`],
+    ['a double-quoted value', 'secret="a b c" ok', `secret="${R}" ok`],
+    ['key=value', 'login failed: password=pw1', `login failed: password=${R}`],
+    ['key: value', 'apiKey: abc123, user: bob', `apiKey: ${R}, user: bob`],
+    ['a query string', '/cb?access_token=abc&user=bob', `/cb?access_token=${R}&user=bob`],
+    [
+      'an escaped JSON body in a message',
+      'body {\\"pwd\\":\\"x y\\"}',
+      `body {\\"pwd\\":\\"${R}\\"}`,
+    ],
+    ['a pass key', 'db_pass=x1 passenger=bob', `db_pass=${R} passenger=bob`],
+    ['a pwd key', 'userPwd: x2', `userPwd: ${R}`],
+    ['an auth key', 'x-auth=x3 author=me', `x-auth=${R} author=me`],
+    ['a credentials key', 'credentials=x4', `credentials=${R}`],
+    ['a privateKey key', "privateKey: 'x5'", `privateKey: '${R}'`],
+    [
+      'an Authorization header, to the line end',
+      'Authorization: Bearer x6\nnext',
+      `Authorization: ${R}\nnext`,
+    ],
+    ['a Cookie header, every pair', 'Cookie: a=1; b=2\r\nHost: h', `Cookie: ${R}\r\nHost: h`],
+    ['a bearer scheme kept before a bare token', 'token: bearer x7 end', `token: bearer ${R} end`],
+    ['an unclosed quote, to the line end', 'secret="x8 and more\nline 2', `secret="${R}\nline 2`],
+    [
+      'a sensitive pair inside a harmless quoted value',
+      'note="password=x9"',
+      `note="password=${R}"`,
+    ],
+    ['a redis URL password', 'redis://:pw@host:6379/0', `redis://:${R}@host:6379/0`],
+    ['a URL user:password', 'postgres://app:s3@db/x', `postgres://app:${R}@db/x`],
+    ['a URL token as user', 'https://ghp_x@github.com/o/r', `https://${R}@github.com/o/r`],
+    ['an @ in a URL path is not userinfo', 'https://h.example/a@b', 'https://h.example/a@b'],
+    [
+      'harmless text is untouched',
+      'at run (/app/job.js:10:5) 12:30',
+      'at run (/app/job.js:10:5) 12:30',
+    ],
+  ])('%s', (_what, text, shown) => {
+    expect(redactText(text)).toBe(shown);
+  });
+});
+
+describe('keys', () => {
+  it.each([
+    ['password', true],
+    ['userPassword', true],
+    ['X-Api-Key', true],
+    ['api_key', true],
+    ['accessToken', true],
+    ['clientSecret', true],
+    ['set-cookie', true],
+    ['Authorization', true],
+    ['credentials', true],
+    ['privateKey', true],
+    ['private_key', true],
+    ['passphrase', true],
+    ['pass', true],
+    ['DB_PASS', true],
+    ['adminPass', true],
+    ['pwd', true],
+    ['auth', true],
+    ['basicAuth', true],
+    ['passenger', false],
+    ['passport', false],
+    ['compass', false],
+    ['author', false],
+    ['authority', false],
+    ['email', false],
+  ])('%s sensitive: %s', (key, sensitive) => {
+    expect(isSensitiveKey(key)).toBe(sensitive);
+  });
+});
+
+describe('values', () => {
+  it('redacts by key at any depth, and free text and URLs in every string', () => {
+    expect(
+      redactValue({
+        user: 'ursula',
+        auth: { user: 'u', code: 1 },
+        nested: { list: [{ pwd: 'x', ok: 1 }], url: 'redis://:pw@h' },
+        note: 'retry with token=abc',
+        n: 3,
+      }),
+    ).toEqual({
+      user: 'ursula',
+      auth: R,
+      nested: { list: [{ pwd: R, ok: 1 }], url: `redis://:${R}@h` },
+      note: `retry with token=${R}`,
+      n: 3,
+    });
+  });
+
+  it('parses JSON inside strings, to a bounded nesting, and keeps untouched JSON as written', () => {
+    const inner = JSON.stringify({ credentials: { user: 'u', pw: 'p' }, ok: true });
+    const twice = JSON.stringify({ payload: JSON.stringify({ secret: 's' }) });
+    expect(redactValue({ body: inner })).toEqual({
+      body: JSON.stringify({ credentials: R, ok: true }),
+    });
+    expect(JSON.parse(redactString(twice))).toEqual({
+      payload: JSON.stringify({ secret: R }),
+    });
+    const harmless = '{ "ok":  true }';
+    expect(redactString(harmless)).toBe(harmless);
+    // A failure reason that is JSON loses a nested object under a sensitive key whole.
+    expect(redactString('{"auth":{"login":"bob","code":"1234"}}')).toBe(`{"auth":"${R}"}`);
+  });
+
+  it('never parses beyond the nesting bound, but still redacts the text it stops at', () => {
+    let text = JSON.stringify({ password: 'deep' });
+    for (let i = 0; i < 6; i++) text = JSON.stringify({ wrap: text });
+    expect(JSON.stringify(redactValue({ text }))).not.toContain('deep');
+  });
+
+  it('adds configured names to the defaults, never replacing them', () => {
+    const rules = redactionRules(['Customer_SSN', ' ', 'pin']);
+    expect(rules.names).toEqual(expect.arrayContaining(['password', 'customerssn', 'pin']));
+    expect(redactValue({ customerSsn: '1', password: '2', pin: '3', ok: '4' }, rules)).toEqual({
+      customerSsn: R,
+      password: R,
+      pin: R,
+      ok: '4',
+    });
+    expect(redactText('pin=1234 password=x', rules)).toBe(`pin=${R} password=${R}`);
+    expect(DEFAULT_REDACTION.names).not.toContain('pin');
+  });
+});
+
+describe('restoring an edit', () => {
+  it('keeps stored values wherever the edit still shows the redacted view', () => {
+    const stored = {
+      password: 'hunter2',
+      url: 'redis://:pw@h',
+      body: JSON.stringify({ token: 't', n: 1 }),
+      name: 'old',
+    };
+    const shown = redactValue(stored) as Record<string, unknown>;
+    const edited = { ...shown, name: 'new' };
+    expect(restoreRedacted(edited, stored)).toEqual({ ...stored, name: 'new' });
+    // A changed value is the admin's: saved as typed.
+    expect(restoreRedacted({ ...shown, url: 'redis://h2' }, stored)).toMatchObject({
+      url: 'redis://h2',
+      password: 'hunter2',
+    });
+  });
+});
+
+describe('cost', () => {
+  it('stays linear on long words, many keys and many URL schemes', () => {
+    const inputs = [
+      'a'.repeat(1_000_000) + ' password=x',
+      'password:"'.repeat(100_000),
+      ('ab-'.repeat(60) + ' ').repeat(5_000),
+      'x://'.repeat(250_000),
+      '\\"'.repeat(500_000),
+    ];
+    for (const input of inputs) {
+      const started = performance.now();
+      redactText(input);
+      expect(performance.now() - started).toBeLessThan(2_000);
+    }
+  });
+});
