@@ -75,6 +75,12 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
     readBy: ['launcher'],
   },
   {
+    name: 'HOST',
+    default: '`127.0.0.1`',
+    doc: 'Address the console listens on under the launcher; `0.0.0.0` (or `::`) lets other machines connect (put TLS in front).',
+    readBy: ['launcher'],
+  },
+  {
     name: 'OXMQ_DATA_DIR',
     default: '`.oxmq`',
     doc: "The launcher's data folder (embedded Redis data, generated secrets).",
