@@ -7,8 +7,9 @@
  * land in every log the launcher's output goes to.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { writeSecretFile } from './private-files';
 
 export interface GeneratedCredentials {
   nextauthSecret: string;
@@ -46,9 +47,7 @@ function loadOrCreate(file: string): { credentials: GeneratedCredentials; create
     adminUser: 'admin',
     adminPassword: randomBytes(12).toString('base64url'),
   };
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(created, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
+  writeSecretFile(file, created);
   return { credentials: created, created: true };
 }
 

@@ -18,6 +18,7 @@ import {
   type EmbeddedRedis,
 } from './embedded-redis';
 import { freePort, portInUse } from './free-port';
+import { redisCredentialsFile } from './redis-password';
 import type { LauncherLog } from './log';
 import type { LauncherSettings } from './settings';
 import { upMessage } from './up-message';
@@ -84,6 +85,7 @@ export class System {
     else {
       this.redis = await startEmbeddedRedis({
         dir: path.join(settings.dataDir, 'redis'),
+        passwordFile: redisCredentialsFile(settings.dataDir),
         log: (message) => log.info(message),
       });
       redisUrl = this.redis.url;
