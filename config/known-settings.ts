@@ -52,8 +52,8 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
   },
   {
     name: 'WORKER_HEALTH_HOST',
-    default: '`0.0.0.0`',
-    doc: "Address the worker runner's health server listens on.",
+    default: '`127.0.0.1`',
+    doc: "Address of the runner's health server; `0.0.0.0` lets Prometheus on another host scrape its /metrics (or use a sidecar).",
     readBy: ['runner'],
   },
   {

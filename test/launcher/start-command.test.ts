@@ -122,6 +122,7 @@ describe('npm start on a fresh clone', () => {
     expect(existsSync(path.join(dir, '.oxmq', 'redis', 'appendonlydir'))).toBe(true);
     // Loopback only by default, and the generated password shown once, by the start that made it.
     expect(listeningAddresses(port)).toEqual(['127.0.0.1']);
+    expect(listeningAddresses(healthPort)).toEqual(['127.0.0.1']);
     expect(output).toContain(`with password "${generatedAdmin().password}"`);
 
     const baseUrl = `http://localhost:${port}`;
