@@ -1,6 +1,7 @@
 /**
  * Route protection (Next 16 names middleware `proxy.ts`): every page and API route needs a
- * session except /login, /api/auth/* and /api/health (see `config.matcher`). Pages without a
+ * session except /login, /api/auth/* and /api/health (see `config.matcher`; API requests with a
+ * body are left to the route's own check). Pages without a
  * session redirect to /login; API routes answer 401 JSON, since a redirect means nothing to
  * fetch(). Route handlers check the session again in withRoute: this is the outer wall.
  *
@@ -51,5 +52,18 @@ export default function proxy(request: NextRequestWithAuth, event: NextFetchEven
 }
 
 export const config = {
-  matcher: ['/((?!login|api/auth|api/health|_next/static|_next/image|favicon.ico).*)'],
+  matcher: [
+    '/((?!api/|login|_next/static|_next/image|favicon.ico).*)',
+    // API requests that carry a body skip the wall: Next reads the whole body of a request the
+    // proxy runs for before the route sees it, so a chunked body could not be cut at the
+    // route's limit (lib/server/bounded-body.ts). withRoute checks the session of every such
+    // route before it reads a byte.
+    {
+      source: '/api/((?!auth|health).*)',
+      missing: [
+        { type: 'header', key: 'content-length' },
+        { type: 'header', key: 'transfer-encoding' },
+      ],
+    },
+  ],
 };

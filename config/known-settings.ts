@@ -52,8 +52,8 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
   },
   {
     name: 'WORKER_HEALTH_HOST',
-    default: '`0.0.0.0`',
-    doc: "Address the worker runner's health server listens on.",
+    default: '`127.0.0.1`',
+    doc: "Address of the runner's health server; `0.0.0.0` lets Prometheus on another host scrape its /metrics (or use a sidecar).",
     readBy: ['runner'],
   },
   {
@@ -72,6 +72,12 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
     name: 'PORT',
     default: '`3000`',
     doc: "The console's HTTP port when started by the launcher.",
+    readBy: ['launcher'],
+  },
+  {
+    name: 'HOST',
+    default: '`127.0.0.1`',
+    doc: 'Address the console listens on under the launcher; `0.0.0.0` (or `::`) lets other machines connect (put TLS in front).',
     readBy: ['launcher'],
   },
   {

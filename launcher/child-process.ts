@@ -23,13 +23,23 @@ export function spawnChild(
   label: string,
   command: string,
   args: readonly string[],
-  options: SpawnOptions & { quiet?: boolean },
+  options: SpawnOptions & {
+    quiet?: boolean;
+    /** Written to the child's standard input, which is then closed (e.g. a secret, kept off argv). */
+    stdin?: string;
+  },
 ): ManagedChild {
+  const { quiet, stdin, ...spawnOptions } = options;
   const child = spawn(command, args, {
-    ...options,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    ...spawnOptions,
+    stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     detached: true,
   });
+  if (stdin !== undefined && child.stdin) {
+    // A child that exits before reading its input makes the pipe fail: its exit says the rest.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(stdin);
+  }
   let alive = true;
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => {
@@ -42,7 +52,7 @@ export function spawnChild(
       resolve('spawn-error');
     });
   });
-  if (!options.quiet) {
+  if (!quiet) {
     relay(child.stdout, process.stdout, label);
     relay(child.stderr, process.stderr, label);
   }

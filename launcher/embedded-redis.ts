@@ -3,13 +3,19 @@
  * on a free port, persisting to `<data dir>/redis` with an append-only file fsynced every second
  * (a crash loses at most about a second of writes), and `noeviction`, because a job queue must
  * refuse writes rather than silently drop jobs when memory runs out. It stops with the launcher.
+ *
+ * Loopback is not private on a shared host: Redis requires a password (redis-password.ts), read
+ * from standard input so it never shows in a process list, and its folder is 0700 with files
+ * 0600 (it is started with umask 077, since it creates its append-only files itself).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { spawnChild, type ManagedChild } from './child-process';
 import { freePort } from './free-port';
+import { makePrivateDir } from './private-files';
+import { loadOrCreateRedisPassword } from './redis-password';
 
 export class RedisNotInstalledError extends Error {
   override readonly name = 'RedisNotInstalledError';
@@ -32,6 +38,7 @@ export class EmbeddedRedisError extends Error {
 }
 
 export interface EmbeddedRedis {
+  /** With the password: what the console, the runner and the demo get as REDIS_URL. */
   readonly url: string;
   readonly port: number;
   readonly dir: string;
@@ -43,6 +50,8 @@ export interface EmbeddedRedis {
 export interface EmbeddedRedisOptions {
   /** Where Redis keeps its files (created if missing). */
   dir: string;
+  /** The JSON file (0600) that keeps the generated password (created if missing). */
+  passwordFile: string;
   log: (message: string) => void;
   startTimeoutMs?: number;
 }
@@ -57,15 +66,17 @@ export async function startEmbeddedRedis(options: EmbeddedRedisOptions): Promise
   const version = redisServerVersion();
   if (!version) throw new RedisNotInstalledError();
   const dir = path.resolve(options.dir);
-  mkdirSync(dir, { recursive: true });
+  makePrivateDir(dir, { contents: true });
   const pidFile = path.join(dir, 'redis.pid');
   await stopLeftover(pidFile, options.log);
+  const { password } = loadOrCreateRedisPassword(options.passwordFile);
 
   const port = await freePort();
-  const child = spawnChild(
-    'redis',
+  const child = spawnOwnerOnly(
     'redis-server',
     [
+      // `-` first: read configuration from standard input, where the password goes.
+      '-',
       '--port',
       String(port),
       '--bind',
@@ -89,11 +100,14 @@ export async function startEmbeddedRedis(options: EmbeddedRedisOptions): Promise
       '--logfile',
       path.join(dir, 'redis.log'),
     ],
-    { quiet: true },
+    `requirepass ${password}\n`,
   );
-  const url = `redis://127.0.0.1:${port}`;
+  const url = `redis://:${password}@127.0.0.1:${port}`;
   await waitUntilServing(url, child, options.startTimeoutMs ?? 30_000, dir);
-  options.log(`embedded redis-server ${version} on ${url}, data in ${dir}`);
+  options.log(
+    `embedded redis-server ${version} on redis://127.0.0.1:${port} (password in ` +
+      `${options.passwordFile}), data in ${dir}`,
+  );
   return {
     url,
     port,
@@ -101,6 +115,19 @@ export async function startEmbeddedRedis(options: EmbeddedRedisOptions): Promise
     pid: child.process.pid ?? -1,
     stop: () => shutdown(url, child),
   };
+}
+
+/**
+ * Spawns with umask 077, so what Redis creates (append-only files, log, pid file) is owner-only.
+ * The umask is process-wide, but spawn() forks synchronously: only this child sees it.
+ */
+function spawnOwnerOnly(command: string, args: string[], stdin: string): ManagedChild {
+  const previous = process.umask(0o077);
+  try {
+    return spawnChild('redis', command, args, { quiet: true, stdin });
+  } finally {
+    process.umask(previous);
+  }
 }
 
 /** A redis-server an earlier launcher left running on this data dir (the launcher was killed). */

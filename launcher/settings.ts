@@ -8,6 +8,7 @@ import { z } from 'zod';
 import {
   booleanField,
   commaListField,
+  hostField,
   logLevelField,
   optionalRedisUrlField,
   portField,
@@ -32,6 +33,7 @@ export const LAUNCHER_SETTINGS_SCHEMA = z.object({
   REDIS_URL: optionalRedisUrlField(),
   OXMQ_PREFIX: prefixField('bull'),
   PORT: portField(3000).refine((port) => port > 0, 'must be a port number from 1 to 65535'),
+  HOST: hostField('127.0.0.1'),
   OXMQ_DATA_DIR: z.string().trim().min(1, 'must be a folder path').default('.oxmq'),
   OXMQ_DEMO: booleanField(false),
   OXMQ_WORKER: booleanField(true),
@@ -49,6 +51,8 @@ export interface LauncherSettings {
   readonly redisUrl?: string;
   readonly prefix: string;
   readonly port: number;
+  /** The address the console listens on (loopback unless set). */
+  readonly host: string;
   /** Absolute. */
   readonly dataDir: string;
   readonly demo: boolean;
@@ -103,6 +107,7 @@ export function loadLauncherSettings(
     redisUrl: raw.REDIS_URL,
     prefix: raw.OXMQ_PREFIX,
     port: raw.PORT,
+    host: raw.HOST,
     dataDir: path.resolve(cwd, raw.OXMQ_DATA_DIR),
     demo: flags.demo ?? raw.OXMQ_DEMO,
     worker: flags.worker ?? raw.OXMQ_WORKER,

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { redactUrl } from '../config/redact-url';
 import { spawnChild, type ManagedChild } from './child-process';
+import { consoleProbeBase } from './console-address';
 import { buildConsole, buildIsCurrent } from './console-build';
 import { consoleEnvironment } from './console-env';
 import {
@@ -17,8 +18,10 @@ import {
   type EmbeddedRedis,
 } from './embedded-redis';
 import { freePort, portInUse } from './free-port';
+import { redisCredentialsFile } from './redis-password';
 import type { LauncherLog } from './log';
 import type { LauncherSettings } from './settings';
+import { upMessage } from './up-message';
 import { waitForHttp } from './wait-for-http';
 
 export class LauncherStartError extends Error {
@@ -61,9 +64,9 @@ export class System {
 
   async start(): Promise<RunningSystem> {
     const { settings, log, root } = this;
-    if (await portInUse(settings.port)) {
+    if (await portInUse(settings.port, settings.host)) {
       throw new LauncherStartError(
-        `PORT ${settings.port} is already in use (another OxMQ console?); set PORT to a free port`,
+        `PORT ${settings.port} is already in use on ${settings.host} (another OxMQ console?); set PORT to a free port`,
       );
     }
     // Before the build: a newcomer without Redis or with a bad console setting learns it in a
@@ -82,6 +85,7 @@ export class System {
     else {
       this.redis = await startEmbeddedRedis({
         dir: path.join(settings.dataDir, 'redis'),
+        passwordFile: redisCredentialsFile(settings.dataDir),
         log: (message) => log.info(message),
       });
       redisUrl = this.redis.url;
@@ -91,7 +95,12 @@ export class System {
     this.console = spawnChild(
       'console',
       process.execPath,
-      [path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'start'],
+      [
+        path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next'),
+        'start',
+        '--hostname',
+        settings.host,
+      ],
       {
         cwd: root,
         env: {
@@ -131,7 +140,7 @@ export class System {
     } else log.info('worker runner off (OXMQ_WORKER=false or --no-worker)');
 
     await waitForHttp({
-      url: `http://127.0.0.1:${settings.port}/api/health`,
+      url: `${consoleProbeBase(settings.host, settings.port)}/api/health`,
       child: this.console,
       timeoutMs: CONSOLE_START_TIMEOUT_MS,
     });
@@ -169,19 +178,13 @@ export class System {
       essentials.map((child) => child.exited.then(() => child.label)),
     );
     log.info(
-      [
-        `OxMQ is up: console ${consoleEnv.url}`,
-        ...(consoleEnv.generatedAdmin
-          ? [
-              `sign in as "${consoleEnv.generatedAdmin.username}" with password ` +
-                `"${consoleEnv.generatedAdmin.password}" (generated once, kept in ` +
-                `${consoleEnv.generatedAdmin.file}; set OXMQ_ADMIN_USER and OXMQ_ADMIN_PASSWORD to choose your own)`,
-            ]
-          : []),
-        ...(workerHealthUrl ? [`worker runner health: ${workerHealthUrl}/health`] : []),
-        ...(settings.demo ? ['demo running: see docs/demo.md for the tour'] : []),
-        'stop with Ctrl-C (running jobs finish first)',
-      ].join('\n'),
+      upMessage({
+        consoleUrl: consoleEnv.url,
+        host: settings.host,
+        generatedAdmin: consoleEnv.generatedAdmin,
+        workerHealthUrl,
+        demo: settings.demo,
+      }),
     );
     return { consoleUrl: consoleEnv.url, redisUrl, workerHealthUrl, childExited };
   }

@@ -5,6 +5,7 @@
  */
 import { redactUrl } from '../config/redact-url';
 import { discoverProcessorFiles } from './discover';
+import { healthPaths } from './health-paths';
 import {
   startHealthServer,
   type HealthServer,
@@ -79,6 +80,7 @@ export async function startRunner(
     if (!(await probe.ping())) return { ready: false, status: 'redis unreachable' };
     return { ready: true, status: 'ready' };
   };
+  const shown = healthPaths(settings.processorsDirs);
   let health: HealthServer;
   try {
     health = await startHealthServer(settings.healthHost, settings.healthPort, {
@@ -87,14 +89,18 @@ export async function startRunner(
       detail: () => ({
         shuttingDown,
         processors: host.hosted.map(({ file, queue, prefix, concurrency, sandbox, state }) => ({
-          file,
+          file: shown.file(file),
           queue,
           prefix,
           concurrency,
           sandbox,
           state,
         })),
-        failed,
+        failed: failed.map(({ file, error, code }) => ({
+          file: shown.file(file),
+          error: shown.text(error),
+          code,
+        })),
       }),
     });
   } catch (error) {

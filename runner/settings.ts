@@ -22,7 +22,7 @@ export const RUNNER_SETTINGS_SCHEMA = z.object({
   OXMQ_PREFIX: prefixField('bull'),
   OXMQ_PROCESSORS_DIR: commaListField(['processors']),
   WORKER_HEALTH_PORT: portField(3001),
-  WORKER_HEALTH_HOST: hostField('0.0.0.0'),
+  WORKER_HEALTH_HOST: hostField('127.0.0.1'),
   OXMQ_SHUTDOWN_TIMEOUT_MS: positiveIntMsField(25_000),
   OXMQ_LOG_LEVEL: logLevelField('info'),
 });

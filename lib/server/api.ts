@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { AuditOutcome } from '@/engine/admin';
 import { hasRole, type Role } from '../roles';
 import { ApiProblem, errorResponse } from './api-error';
+import { BodyTooLargeError, readBoundedText } from './bounded-body';
 import { requestUser, type SessionUser } from './auth';
 import { getEnv } from './env';
 import { isReadOnly, recordAudit } from './oxmq';
@@ -187,9 +188,12 @@ async function readJsonBody(request: NextRequest): Promise<unknown> {
   if (declared > MAX_BODY_BYTES) {
     throw new ApiProblem(413, 'PAYLOAD_TOO_LARGE', `Bodies are limited to ${MAX_BODY_BYTES} bytes`);
   }
-  const text = await request.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
-    throw new ApiProblem(413, 'PAYLOAD_TOO_LARGE', `Bodies are limited to ${MAX_BODY_BYTES} bytes`);
+  let text: string;
+  try {
+    text = await readBoundedText(request, MAX_BODY_BYTES);
+  } catch (error) {
+    if (!(error instanceof BodyTooLargeError)) throw error;
+    throw new ApiProblem(413, 'PAYLOAD_TOO_LARGE', error.message);
   }
   try {
     return JSON.parse(text);

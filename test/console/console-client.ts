@@ -8,6 +8,8 @@ export interface ConsoleClient {
   /** A same-origin JSON POST (Origin set to the console's), unless `headers` override it. */
   post(path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
   raw(path: string, init: RequestInit): Promise<Response>;
+  /** The Cookie header this client sends (for a request made with another HTTP client). */
+  cookieHeader(): string;
 }
 
 class CookieJar {
@@ -42,6 +44,7 @@ function makeClient(baseUrl: string, jar: CookieJar): ConsoleClient {
   return {
     baseUrl,
     raw,
+    cookieHeader: () => jar.header(),
     get: (path) => raw(path, { method: 'GET' }),
     post: (path, body = {}, headers = {}) =>
       raw(path, {

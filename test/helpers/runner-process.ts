@@ -80,7 +80,6 @@ export function startRunnerProcess(options: RunnerProcessOptions = {}): RunnerPr
     OXMQ_PROCESSORS_DIR: processorsDir,
     OXMQ_CONFIG: configFile,
     WORKER_HEALTH_PORT: '0',
-    WORKER_HEALTH_HOST: '127.0.0.1',
     OXMQ_LOG_LEVEL: 'debug',
     ...options.env,
   };

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobActionResponse, JobDetailResponse } from '../../lib/api-types';
 import { signIn, type ConsoleClient } from '../console/console-client';
 import { copyRepository, npmCi, npmStart, type LaunchedSystem } from '../helpers/launched-system';
+import { listeningAddresses } from '../helpers/listening-sockets';
 import { waitFor } from '../helpers/redis';
 import { freePort } from '../setup/redis-server';
 
@@ -70,6 +71,8 @@ async function start(args: string[] = [], extraEnv: Record<string, string> = {})
   const system = npmStart(dir, { ...env, ...extraEnv }, args);
   started.push(system);
   await system.waitForLine(/OxMQ is up: console /, UP_TIMEOUT_MS);
+  // The last line of the same message: every line of it has been read.
+  await system.waitForLine(/stop with Ctrl-C/, 10_000);
   return system;
 }
 
@@ -117,6 +120,10 @@ describe('npm start on a fresh clone', () => {
     expect(output).toContain('building the console');
     expect(output).toMatch(/embedded redis-server [\d.]+ on redis:\/\/127\.0\.0\.1:\d+/);
     expect(existsSync(path.join(dir, '.oxmq', 'redis', 'appendonlydir'))).toBe(true);
+    // Loopback only by default, and the generated password shown once, by the start that made it.
+    expect(listeningAddresses(port)).toEqual(['127.0.0.1']);
+    expect(listeningAddresses(healthPort)).toEqual(['127.0.0.1']);
+    expect(output).toContain(`with password "${generatedAdmin().password}"`);
 
     const baseUrl = `http://localhost:${port}`;
     expect((await fetch(`${baseUrl}/api/health`)).status).toBe(200);
@@ -160,6 +167,8 @@ describe('npm start on a fresh clone', () => {
     const system = await start(['--demo'], { OXMQ_DEMO_SPEED: '5' });
     expect(system.output()).not.toContain('building the console');
     expect(system.output()).toContain('console build is current');
+    expect(system.output()).not.toContain(generatedAdmin().password);
+    expect(system.output()).toContain('with the generated password kept in');
     const client = await signIn(`http://localhost:${env.PORT}`, generatedAdmin());
 
     const greeted = await jobOf(client, 'greet', greetId);

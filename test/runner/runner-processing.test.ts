@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { Queue } from '../../engine';
 import { useCleanup } from '../helpers/cleanup';
+import { listeningAddresses } from '../helpers/listening-sockets';
 import { redisOptions, waitFor } from '../helpers/redis';
 import { fixture, useRunners, type RunnerProcess } from '../helpers/runner-process';
 
@@ -52,11 +53,13 @@ describe('worker runner: processing', () => {
   });
 
   it('answers /livez, /readyz and /health, and logs JSON lines with level, time and component', async () => {
+    // WORKER_HEALTH_HOST unset: loopback only.
     const runner = startRunner({
       modules: { 'alpha.ts': fixture('alpha.ts'), 'beta.ts': fixture('beta.ts') },
     });
     const port = await runner.ready();
     expect(port).toBeGreaterThan(0);
+    expect(listeningAddresses(port)).toEqual(['127.0.0.1']);
 
     expect(await runner.get('/livez')).toEqual({ status: 200, body: { status: 'live' } });
     expect(await runner.get('/readyz')).toEqual({ status: 200, body: { status: 'ready' } });
@@ -68,7 +71,8 @@ describe('worker runner: processing', () => {
       shuttingDown: false,
       processors: [
         {
-          file: `${runner.processorsDir}/alpha.ts`,
+          // Relative to the processors folder: /health does not reveal the machine's paths.
+          file: 'alpha.ts',
           queue: 'alpha',
           prefix: runner.prefix,
           concurrency: 1,
@@ -76,7 +80,7 @@ describe('worker runner: processing', () => {
           state: 'running',
         },
         {
-          file: `${runner.processorsDir}/beta.ts`,
+          file: 'beta.ts',
           queue: 'beta',
           prefix: runner.prefix,
           concurrency: 2,

@@ -77,7 +77,7 @@ describe('worker runner: resilience', () => {
     const failed = (await runner.get('/health')).body.failed as { file: string; error: string }[];
     expect(failed).toEqual([
       expect.objectContaining({
-        file: `${runner.processorsDir}/batch-sandboxed.ts`,
+        file: 'batch-sandboxed.ts',
         code: 'INVALID_OPTIONS',
         error: expect.stringContaining('batch and sandbox cannot be combined'),
       }),
@@ -99,7 +99,9 @@ describe('worker runner: resilience', () => {
     const health = await runner.get('/health');
     expect(health.status).toBe(200);
     const failed = health.body.failed as { file: string; code: string; error: string }[];
-    const byFile = Object.fromEntries(failed.map((entry) => [entry.file.split('/').pop(), entry]));
+    // Paths relative to the processors folder, in the file names and in the load errors alike.
+    expect(JSON.stringify(failed)).not.toContain(runner.processorsDir);
+    const byFile = Object.fromEntries(failed.map((entry) => [entry.file, entry]));
     expect(Object.keys(byFile).sort()).toEqual([
       'bad-concurrency.ts',
       'no-queue.ts',
@@ -112,6 +114,7 @@ describe('worker runner: resilience', () => {
     expect(byFile['unknown-option.ts']!.error).toContain('options.concurency: unknown option');
     expect(byFile['bad-concurrency.ts']!.error).toContain('options.concurrency');
     expect(byFile['syntax.ts']).toMatchObject({ code: 'IMPORT_FAILED' });
+    expect(byFile['syntax.ts']!.error).toMatch(/ syntax\.ts:2:\d+: ERROR/);
     expect(runner.logs).toContainEqual(
       expect.objectContaining({
         level: 'error',
