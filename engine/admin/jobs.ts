@@ -4,6 +4,7 @@
  * JOB_LIST_LIMITS.maxPageSize jobs. Rows carry job text as stored; the console answers them
  * through its redacted view (redacted-views.ts).
  */
+import { isPlainJobId } from './job-id';
 import type { Redis } from 'ioredis';
 import type { Job } from '../job';
 import type { QueueCountState } from './queues';
@@ -96,6 +97,8 @@ export async function findJob(
   name: string,
   id: string,
 ): Promise<(JobRow & { state: string }) | null> {
+  // `1:processed` would read a job's children's record as if it were a job.
+  if (!isPlainJobId(id)) return null;
   const job = await queueHandle(client, prefix, name).getJob(id);
   if (!job) return null;
   return { ...toJobRow(job), state: await job.getState() };

@@ -293,6 +293,10 @@ describe('roles', () => {
       );
       expect(refused.code).toBe('INVALID_INPUT');
     }
+    const search = await viewer.get(
+      `${base}/search?mode=id&q=${encodeURIComponent(`${parent.id}:processed`)}`,
+    );
+    expect(((await json<ApiError>(search, 422)) as ApiError).code).toBe('INVALID_INPUT');
     expect(await redis.exists(record)).toBe(1);
     await redis.del(record);
     await parent.remove();

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { JobSearchResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
 import { queuePage } from '@/lib/server/oxmq';
+import { jobIdSchema } from '@/lib/server/job-route';
 import { jobStateSchema } from '@/lib/server/queue-page-input';
 import { queueParams, requireQueue } from '@/lib/server/queue-route';
 
@@ -32,6 +33,10 @@ const query = z
   })
   .refine((input) => input.mode === 'path' || input.q.trim() !== '', {
     message: 'type something to search for',
+    path: ['q'],
+  })
+  .refine((input) => input.mode !== 'id' || jobIdSchema.safeParse(input.q.trim()).success, {
+    message: 'a job id cannot contain ":"',
     path: ['q'],
   });
 
