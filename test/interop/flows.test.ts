@@ -383,6 +383,9 @@ describe('interop §15.16: continueParentOnFailure', () => {
         throw new Error('bad failed');
       });
       await waitFor(() => inWait(redis, P, parentId));
+      // The worker's `failed` event follows its script's reply, which may arrive after the
+      // parent already shows in wait.
+      await waitFor(() => badWorker.failed.length > 0);
       expect(badWorker.failed).toEqual([{ id: 'bad', reason: 'bad failed' }]);
       expect(await releases(redis, P, parentId)).toHaveLength(1);
       // Released while `slow` is still pending.
