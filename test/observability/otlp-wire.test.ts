@@ -116,6 +116,9 @@ describe('OTLP export with only OTEL_* variables', () => {
     await waitFor(
       () =>
         named(`process ${queues.next}`).length === 1 &&
+        // Each span ends after its job's completion call: the first hop's may come last.
+        named(`process ${queues.hop}`).length === 1 &&
+        named(`process ${queues.flowChild}`).length === 2 &&
         named(`process ${queues.flowParent}`).length === 1 &&
         named(`process ${queues.flaky}`).length === 2,
       20_000,

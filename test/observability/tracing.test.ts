@@ -73,6 +73,9 @@ describe('producer and consumer spans', () => {
     });
 
     const [processB] = await waitForSpan(`process ${second}`);
+    // The first job's span ends after its completion call returns, which can be after the
+    // second job (added inside it) finished.
+    await waitForSpan(`process ${first}`);
     const sendA = only(tracing.named(`send ${first}`), 'send span of the first queue');
     const processA = only(tracing.named(`process ${first}`), 'process span of the first queue');
     const userSpan = only(tracing.named('user work'), 'the processor’s own span');
@@ -225,6 +228,7 @@ describe('flows', () => {
     });
 
     const [parentRun] = await waitForSpan(`process ${parentQueue}`);
+    await waitForSpan(`process ${childQueue}`, 2); // their spans end after their completion calls
     const flowSpan = only(tracing.named(`send ${parentQueue}`), 'the flow’s send span');
     const creates = tracing.spans().filter((span) => span.name.startsWith('create '));
     expect(creates).toHaveLength(3);
