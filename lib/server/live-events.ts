@@ -14,6 +14,8 @@ import { latestLiveEventIds, openLiveEventsConnection, readLiveEvents } from './
 export const MAX_WATCHED_STREAMS = 1_000;
 /** Pause after a failed read (Redis away) before trying again. */
 const RETRY_DELAY_MS = 1_000;
+/** How often a reader with no stream to watch looks again. */
+const IDLE_POLL_MS = 500;
 
 export interface LiveSubscriber {
   queues: readonly QueueRef[];
@@ -80,6 +82,12 @@ class LiveEventsHub {
 
   private async loop(connection: Redis): Promise<void> {
     while (this.connection === connection) {
+      // Subscribers with no stream to watch (no queue yet, or none that exists): a read of
+      // nothing returns at once, and looping on it would starve the process's event loop.
+      if (this.cursors.size === 0) {
+        await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
+        continue;
+      }
       let batches: LiveEventBatch[];
       try {
         batches = await readLiveEvents(connection, [...this.cursors.values()]);

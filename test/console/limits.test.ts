@@ -111,3 +111,26 @@ describe('live streams', () => {
     }
   });
 });
+
+describe('a live stream with nothing to watch', () => {
+  it('keeps the console answering while it is open', async () => {
+    const madeUp = uniqueQueueName('nothing-here');
+    const stream = await openSse(
+      viewer,
+      `/api/events?queues=${encodeURIComponent(`bull/${madeUp}`)}`,
+    );
+    try {
+      const ready = await stream.next((message) => message.event === 'ready');
+      expect(JSON.parse(ready.data)).toEqual({ queues: 0 });
+      // A reader spinning on empty reads would starve the event loop: health would not answer.
+      const started = Date.now();
+      const health = await fetch(`${server.url}/api/health`, {
+        signal: AbortSignal.timeout(5_000),
+      });
+      expect(health.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      stream.close();
+    }
+  });
+});
