@@ -235,15 +235,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
 
   /** Jobs of the given states; `asc` lists oldest first. */
   async getJobs(
-    types: JobState | JobState[] = [
-      'active',
-      'completed',
-      'delayed',
-      'failed',
-      'prioritized',
-      'waiting',
-      'waiting-children',
-    ],
+    types: JobState | JobState[] = [...DEFAULT_COUNT_STATES],
     start = 0,
     end = -1,
     asc = false,

@@ -97,6 +97,7 @@ export {
 } from './bulk';
 export type { BulkAction, BulkOperation, BulkStatus } from './bulk';
 export { actOnSelection, SELECTION_LIMIT } from './selection';
+export { isPlainJobId } from './job-id';
 export type { SelectionResult } from './selection';
 export { diagnoseQueue } from './diagnose';
 export type { DiagnosisCode, DiagnosisReason, QueueDiagnosis } from './diagnose';

@@ -1,5 +1,5 @@
 /**
- * Paged job listings for the console's queue page (issue 5 item 4), and the limits of its
+ * Paged job listings for the console's queue page, and the limits of its
  * bounded search (job-search.ts). Every read is a bounded range: a page is at most
  * JOB_LIST_LIMITS.maxPageSize jobs. Rows carry job text as stored; the console answers them
  * through its redacted view (redacted-views.ts).

@@ -220,11 +220,7 @@ export class JobAttempts {
 
   /** Whether spans are being made now (the global SDK may be registered later). */
   tracing(): boolean {
-    try {
-      return this.tracer.isEnabled();
-    } catch {
-      return false;
-    }
+    return this.tracer.isEnabled();
   }
 
   of(job: Job): Attempt | undefined {

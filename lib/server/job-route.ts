@@ -1,6 +1,7 @@
 /** Route parameters naming one job, and the mapping of engine errors to API answers. */
 import 'server-only';
 import { z } from 'zod';
+import { isPlainJobId } from '@/engine/admin';
 import { ApiProblem } from './api-error';
 import { queueParams, requireQueue } from './queue-route';
 
@@ -13,7 +14,7 @@ export const jobIdSchema = z
   .string()
   .min(1)
   .max(512)
-  .regex(/^[^:]+$/, 'a job id cannot contain ":"');
+  .refine(isPlainJobId, 'a job id cannot contain ":"');
 
 export const jobParams = queueParams.extend({ id: jobIdSchema });
 
