@@ -14,12 +14,28 @@ export interface ContractMetric {
   readonly labels: readonly string[];
 }
 
+/** A metric with the `## ` heading its table stands under: which endpoint exposes it. */
+export interface SectionedMetric extends ContractMetric {
+  readonly section: string;
+}
+
 const TYPES: readonly MetricType[] = ['counter', 'gauge', 'histogram'];
 
 export function parseMetricsContract(markdown: string): Map<string, ContractMetric> {
   const metrics = new Map<string, ContractMetric>();
+  for (const [name, { section: _section, ...metric }] of parseMetricsBySection(markdown)) {
+    metrics.set(name, metric);
+  }
+  return metrics;
+}
+
+/** parseMetricsContract, each metric with the section of docs/metrics.md it is listed in. */
+export function parseMetricsBySection(markdown: string): Map<string, SectionedMetric> {
+  const metrics = new Map<string, SectionedMetric>();
   const lines = markdown.split('\n');
+  let section = '';
   for (let i = 0; i < lines.length; i++) {
+    if (lines[i]?.startsWith('## ')) section = lines[i]!.slice(3).trim();
     const header = tableCells(lines[i] ?? '');
     const metricColumn = header?.indexOf('Metric') ?? -1;
     const typeColumn = header?.indexOf('Type') ?? -1;
@@ -40,7 +56,7 @@ export function parseMetricsContract(markdown: string): Map<string, ContractMetr
       const labels = [...(row[labelsColumn] ?? '').matchAll(/`([a-zA-Z_][a-zA-Z0-9_]*)`/g)].map(
         (match) => match[1] ?? '',
       );
-      metrics.set(name, { name, type, labels });
+      metrics.set(name, { name, type, labels, section });
     }
   }
   if (metrics.size === 0) throw new Error('docs/metrics.md: no metric table found');

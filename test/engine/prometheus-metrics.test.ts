@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FlowProducer, Queue, Worker } from '../../engine';
 import { collectConsoleMetrics, exportQueuePrometheusMetrics } from '../../engine/admin';
+import { parsePrometheusText } from '../helpers/prometheus-text';
 import { useCleanup } from '../helpers/cleanup';
 import { commandCalls } from '../helpers/command-stats';
 import { startTcpProxy } from '../helpers/engine-tcp-proxy';
@@ -30,20 +31,12 @@ interface ParsedSample {
   value: string;
 }
 
-/** Sample lines of a text, label values unescaped. */
+/** Sample lines of a text, label values unescaped, values as written. */
 function samples(text: string): ParsedSample[] {
-  const result: ParsedSample[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match) throw new Error(`not a sample line: ${line}`);
-    const labels: Record<string, string> = {};
-    for (const label of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) {
-      labels[label[1]!] = label[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
-    }
-    result.push({ name: match[1]!, labels, value: match[3]! });
-  }
-  return result;
+  return parsePrometheusText(text).samples.map((sample) => ({
+    ...sample,
+    value: String(sample.value),
+  }));
 }
 
 /** The value of one sample of a family for a queue; undefined when absent. */

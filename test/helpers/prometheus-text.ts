@@ -3,6 +3,8 @@
  * for assertions: families with their TYPE, samples with labels and values), and the metric
  * names docs/metrics.md documents, per endpoint.
  */
+import { parseMetricsBySection } from '../../grafana/src/metrics-contract';
+
 export interface Sample {
   name: string;
   labels: Record<string, string>;
@@ -65,23 +67,12 @@ export function sampleValue(
 }
 
 /**
- * Metric names in the first column of docs/metrics.md's tables, by section: `runner` under
- * "## Worker runner", `console` under "## Console".
+ * The metric names docs/metrics.md documents, by section: `runner` under "## Worker runner",
+ * `console` under "## Console" (read with the dashboards' own contract parser).
  */
 export function metricSections(markdown: string): { runner: string[]; console: string[] } {
-  const sections = { runner: [] as string[], console: [] as string[] };
-  let current: keyof typeof sections | undefined;
-  for (const line of markdown.split('\n')) {
-    if (line.startsWith('## ')) {
-      current = line.startsWith('## Worker runner')
-        ? 'runner'
-        : line.startsWith('## Console')
-          ? 'console'
-          : undefined;
-      continue;
-    }
-    const cell = /^\|\s*`([a-z_:][a-z0-9_:]*)`\s*\|/.exec(line);
-    if (current && cell) sections[current].push(cell[1]!);
-  }
-  return sections;
+  const metrics = [...parseMetricsBySection(markdown).values()];
+  const under = (heading: string) =>
+    metrics.filter((metric) => metric.section.startsWith(heading)).map((metric) => metric.name);
+  return { runner: under('Worker runner'), console: under('Console') };
 }
