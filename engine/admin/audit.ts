@@ -7,8 +7,8 @@
  *
  * Two streams: what users with the role did (`accepted`), and requests refused for want of a
  * role, origin or writable console (`refused`). Anyone signed in can make refused requests, so
- * they get a stream (and a throttle, lib/server/audit-log.ts) of their own: a viewer's flood of
- * refused POSTs can never push the history of real actions out.
+ * they get a stream of their own (and a throttle: recordAudit in lib/server/oxmq.ts), so a
+ * viewer's flood of refused POSTs can never push the history of real actions out.
  */
 import type { Redis } from 'ioredis';
 

@@ -2,8 +2,10 @@
  * How many refused requests of one actor reach the audit stream: the first few of each minute
  * are written in full, the rest only counted, and the count rides on the actor's next written
  * entry (`suppressed`). One console process keeps its own counts; every refusal still goes to
- * the process's stdout (lib/server/audit-log.ts), the append-only record.
+ * the process's stdout (recordAudit in lib/server/oxmq.ts), the append-only record.
  */
+import { RecentMap } from './recent-map';
+
 export interface RefusalLimits {
   /** Refusals of one actor written per window. */
   perWindow: number;
@@ -25,9 +27,12 @@ interface Window {
 }
 
 export class RefusalThrottle {
-  private readonly windows = new Map<string, Window>();
+  private readonly windows: RecentMap<string, Window>;
 
-  constructor(private readonly limits: RefusalLimits = REFUSAL_THROTTLE) {}
+  constructor(private readonly limits: RefusalLimits = REFUSAL_THROTTLE) {
+    // Bounded: made-up actor names cannot grow it without limit.
+    this.windows = new RecentMap(limits.maxActors);
+  }
 
   /**
    * Whether this refusal is written; when it is, how many of the actor's refusals were not
@@ -38,7 +43,7 @@ export class RefusalThrottle {
     if (!window || now - window.startedAt >= this.limits.windowMs) {
       const suppressed = window?.suppressed ?? 0;
       window = { startedAt: now, written: 0, suppressed: 0 };
-      this.remember(actor, window);
+      this.windows.set(actor, window);
       window.written = 1;
       return { write: true, suppressed };
     }
@@ -48,15 +53,5 @@ export class RefusalThrottle {
     }
     window.suppressed += 1;
     return { write: false };
-  }
-
-  /** Bounded: made-up actor names cannot grow the map without limit. */
-  private remember(actor: string, window: Window): void {
-    this.windows.delete(actor);
-    if (this.windows.size >= this.limits.maxActors) {
-      const oldest = this.windows.keys().next().value;
-      if (oldest !== undefined) this.windows.delete(oldest);
-    }
-    this.windows.set(actor, window);
   }
 }

@@ -5,6 +5,7 @@
  * other routes are not affected.
  */
 import { ApiProblem } from './api-error';
+import { RecentMap } from './recent-map';
 
 export interface RateBudget {
   /** Requests allowed in a burst. */
@@ -31,7 +32,7 @@ interface Bucket {
 const MAX_BUCKETS = 10_000;
 
 export class RouteRateLimiter {
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly buckets = new RecentMap<string, Bucket>(MAX_BUCKETS);
 
   constructor(private readonly budgets: Record<string, RateBudget> = ROUTE_BUDGETS) {}
 
@@ -45,11 +46,6 @@ export class RouteRateLimiter {
       budget.burst,
       bucket.tokens + ((now - bucket.updatedAt) / 1000) * budget.perSecond,
     );
-    this.buckets.delete(key);
-    if (this.buckets.size >= MAX_BUCKETS) {
-      const oldest = this.buckets.keys().next().value;
-      if (oldest !== undefined) this.buckets.delete(oldest);
-    }
     if (refilled < 1) {
       this.buckets.set(key, { tokens: refilled, updatedAt: now });
       const retryAfter = Math.ceil((1 - refilled) / budget.perSecond);
