@@ -1,9 +1,15 @@
 /**
- * Route protection (Next 16 names middleware `proxy.ts`): every page and API route needs a
- * session except /login, /api/auth/* and /api/health (see `config.matcher`; API requests with a
- * body are left to the route's own check). Pages without a
- * session redirect to /login; API routes answer 401 JSON, since a redirect means nothing to
- * fetch(). Route handlers check the session again in withRoute: this is the outer wall.
+ * The console's front door (Next 16 names middleware `proxy.ts`), in two jobs:
+ *
+ * 1. Route protection: every page and API route needs a session except /login, /api/auth/* and
+ *    /api/health (see `config.matcher`; API requests with a body are left to the route's own
+ *    check). A session counts only while its user is still configured with the same credential
+ *    (lib/server/users.ts). Pages without one redirect to /login; API routes answer 401 JSON,
+ *    since a redirect means nothing to fetch(). Route handlers check the session again in
+ *    withRoute: this is the outer wall.
+ * 2. Page headers: a fresh nonce per page and the Content-Security-Policy that names it, set on
+ *    the request (Next reads it there to mark its own scripts) and on the response, plus HSTS
+ *    when the console is served over https (lib/server/security-headers.ts).
  *
  * One exception inside the matcher: exactly `/api/prometheus`, which Prometheus scrapes without
  * a cookie; its route checks a bearer token instead (app/api/prometheus/route.ts). The
@@ -15,9 +21,21 @@ import {
   type NextMiddlewareWithAuth,
   type NextRequestWithAuth,
 } from 'next-auth/middleware';
-import { NextResponse, type NextFetchEvent } from 'next/server';
+import { NextResponse, type NextFetchEvent, type NextRequest } from 'next/server';
 import type { ApiError } from '@/lib/api-types';
+import { userOfToken } from '@/lib/server/auth';
 import { getEnv } from '@/lib/server/env';
+import {
+  newNonce,
+  pageContentSecurityPolicy,
+  STRICT_TRANSPORT_SECURITY,
+} from '@/lib/server/security-headers';
+
+const PROMETHEUS_PATH = '/api/prometheus';
+const LOGIN_PATH = '/login';
+
+/** The policy of each page request in flight, for the auth callback that forwards it. */
+const pagePolicies = new WeakMap<NextRequest, string>();
 
 let authProxy: NextMiddlewareWithAuth | undefined;
 
@@ -25,35 +43,65 @@ let authProxy: NextMiddlewareWithAuth | undefined;
 function buildAuthProxy(): NextMiddlewareWithAuth {
   return withAuth(
     (request) => {
-      if (!request.nextauth.token && request.nextUrl.pathname.startsWith('/api/')) {
+      if (request.nextUrl.pathname.startsWith('/api/')) {
+        if (userOfToken(request.nextauth.token)) return NextResponse.next();
         const body: ApiError = { code: 'UNAUTHENTICATED', message: 'Sign in first' };
         return NextResponse.json(body, { status: 401 });
       }
-      return NextResponse.next();
+      return forwardPage(request);
     },
     {
       secret: getEnv().NEXTAUTH_SECRET,
-      pages: { signIn: '/login' },
+      pages: { signIn: LOGIN_PATH },
       callbacks: {
-        // API routes always reach the function above, which answers 401 itself.
-        authorized: ({ req, token }) => token !== null || req.nextUrl.pathname.startsWith('/api/'),
+        // API routes always reach the function above, which answers 401 itself. A token is not
+        // enough for a page: its user must still be configured with the same credential.
+        authorized: ({ req, token }) =>
+          req.nextUrl.pathname.startsWith('/api/') || userOfToken(token) !== null,
       },
     },
   );
 }
 
-/** The one path answered without a session; its route checks a bearer token. */
-const PROMETHEUS_PATH = '/api/prometheus';
+/** Lets a page request through with its Content-Security-Policy on the request. */
+function forwardPage(request: NextRequest): NextResponse {
+  const policy = pagePolicies.get(request);
+  if (policy === undefined) return NextResponse.next();
+  const headers = new Headers(request.headers);
+  headers.set('Content-Security-Policy', policy);
+  return NextResponse.next({ request: { headers } });
+}
 
-export default function proxy(request: NextRequestWithAuth, event: NextFetchEvent) {
-  if (request.nextUrl.pathname === PROMETHEUS_PATH) return NextResponse.next();
-  authProxy ??= buildAuthProxy();
-  return authProxy(request, event);
+export default async function proxy(
+  request: NextRequestWithAuth,
+  event: NextFetchEvent,
+): Promise<Response> {
+  const path = request.nextUrl.pathname;
+  if (path === PROMETHEUS_PATH) return NextResponse.next();
+  if (path.startsWith('/api/')) {
+    authProxy ??= buildAuthProxy();
+    return (await authProxy(request, event)) ?? NextResponse.next();
+  }
+
+  const policy = pageContentSecurityPolicy(newNonce(), process.env.NODE_ENV !== 'production');
+  pagePolicies.set(request, policy);
+  let response: Response;
+  if (path === LOGIN_PATH) {
+    response = forwardPage(request);
+  } else {
+    authProxy ??= buildAuthProxy();
+    response = (await authProxy(request, event)) ?? forwardPage(request);
+  }
+  response.headers.set('Content-Security-Policy', policy);
+  if (new URL(getEnv().NEXTAUTH_URL).protocol === 'https:') {
+    response.headers.set('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
+  }
+  return response;
 }
 
 export const config = {
   matcher: [
-    '/((?!api/|login|_next/static|_next/image|favicon.ico).*)',
+    '/((?!api/|_next/static|_next/image|favicon.ico).*)',
     // API requests that carry a body skip the wall: Next reads the whole body of a request the
     // proxy runs for before the route sees it, so a chunked body could not be cut at the
     // route's limit (lib/server/bounded-body.ts). withRoute checks the session of every such

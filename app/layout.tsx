@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { headers } from 'next/headers';
 import type { ReactNode } from 'react';
 import { Nav } from '@/components/layout/nav';
 import { THEME_BOOT_SCRIPT } from '@/components/theme/theme';
@@ -19,6 +20,8 @@ export const dynamic = 'force-dynamic';
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const user = await currentUser();
+  // The nonce proxy.ts put in this request's Content-Security-Policy: the theme script needs it.
+  const nonce = /'nonce-([^']+)'/.exec((await headers()).get('content-security-policy') ?? '')?.[1];
   const session: SessionInfo | null = user
     ? { ...user, readOnly: isReadOnly(), links: consoleLinks() }
     : null;
@@ -26,7 +29,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
     // data-theme is set by the boot script before hydration; React must not fight it.
     <html lang="en" suppressHydrationWarning>
       <head>
-        <script dangerouslySetInnerHTML={{ __html: THEME_BOOT_SCRIPT }} />
+        <script nonce={nonce} dangerouslySetInnerHTML={{ __html: THEME_BOOT_SCRIPT }} />
       </head>
       <body>
         <a className="skip-link" href="#main">

@@ -168,6 +168,12 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
     readBy: ['console', 'launcher'],
   },
   {
+    name: 'OXMQ_TRUSTED_PROXY_HOPS',
+    default: '`0`',
+    doc: 'Reverse proxies in front of the console that append the client to `X-Forwarded-For`; sign-ins are then also throttled per client address.',
+    readBy: ['console', 'launcher'],
+  },
+  {
     name: 'OXMQ_TRACE_URL',
     default: '– (trace ids shown as text)',
     doc: 'Trace viewer link for job and flow pages, with `{traceId}` where the id goes, e.g. `https://tempo.example/explore?traceId={traceId}`.',

@@ -35,6 +35,8 @@ export type ApiErrorCode =
   | 'CONFLICT'
   | 'RATE_LIMITED'
   | 'TOO_MANY_STREAMS'
+  | 'TOO_MANY_ATTEMPTS'
+  | 'SIGN_IN_BUSY'
   | 'INTERNAL';
 
 export interface HealthResponse {

@@ -1,9 +1,10 @@
-// The role travels in the session JWT; these augment next-auth's types with it.
+// What OxMQ keeps in next-auth's objects (lib/server/auth.ts): the session token carries the
+// user's credential stamp, and the session the user's current role, looked up per request.
 import type { Role } from '@/lib/roles';
 
 declare module 'next-auth' {
   interface User {
-    role?: Role;
+    stamp?: string;
   }
   interface Session {
     user?: { name: string; role: Role };
@@ -12,6 +13,6 @@ declare module 'next-auth' {
 
 declare module 'next-auth/jwt' {
   interface JWT {
-    role?: Role;
+    stamp?: string;
   }
 }

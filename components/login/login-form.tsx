@@ -2,10 +2,15 @@
 import { useRouter } from 'next/navigation';
 import { signIn } from 'next-auth/react';
 import { useState, type FormEvent } from 'react';
+import { safeCallbackPath } from '@/lib/safe-callback';
 
-/** Only same-site paths: a callbackUrl pointing elsewhere would make login an open redirect. */
-function safeCallback(url: string | null): string {
-  return url !== null && url.startsWith('/') && !url.startsWith('//') ? url : '/';
+/** What the sign-in answered, in words; the server names throttling refusals by these errors. */
+function signInMessage(error: string | null | undefined): string {
+  if (error === 'TooManyAttempts') {
+    return 'Too many failed sign-ins. Wait a few minutes before trying again.';
+  }
+  if (error === 'SignInBusy') return 'The console is busy with other sign-ins. Try again shortly.';
+  return 'Wrong username or password.';
 }
 
 export function LoginForm({ callbackUrl }: { callbackUrl: string | null }) {
@@ -25,10 +30,11 @@ export function LoginForm({ callbackUrl }: { callbackUrl: string | null }) {
     });
     setPending(false);
     if (result?.ok && !result.error) {
-      router.replace(safeCallback(callbackUrl));
+      // Same origin only: a callbackUrl pointing elsewhere would make login an open redirect.
+      router.replace(safeCallbackPath(callbackUrl, window.location.origin));
       router.refresh();
     } else {
-      setError('Wrong username or password.');
+      setError(signInMessage(result?.error));
     }
   }
 

@@ -1,16 +1,19 @@
 /**
  * next-auth (v4) configuration: a credentials provider over the configured users, JWT sessions
- * carrying the user's role, and the session readers the server uses.
+ * carrying the user's name and credential stamp, and the session readers the server uses. Every
+ * reader checks the session against the users configured now (users.ts), so removing a user,
+ * changing their password or changing their role takes effect on their next request.
  */
 import 'server-only';
 import type { NextAuthOptions } from 'next-auth';
 import { getServerSession } from 'next-auth';
-import { getToken } from 'next-auth/jwt';
+import { getToken, type JWT } from 'next-auth/jwt';
 import CredentialsProvider from 'next-auth/providers/credentials';
 import type { NextRequest } from 'next/server';
-import { isRole, type Role } from '../roles';
+import { safeCallbackPath } from '../safe-callback';
+import type { Role } from '../roles';
 import { getEnv } from './env';
-import { verifyCredentials } from './users';
+import { sessionUser, verifyCredentials } from './users';
 
 export interface SessionUser {
   username: string;
@@ -39,38 +42,46 @@ export function authOptions(): NextAuthOptions {
           const password = credentials?.password ?? '';
           if (username === '' || password === '') return null;
           const user = await verifyCredentials(username, password);
-          return user ? { id: user.username, name: user.username, role: user.role } : null;
+          return user ? { id: user.username, name: user.username, stamp: user.stamp } : null;
         },
       }),
     ],
     callbacks: {
       jwt({ token, user }) {
-        // `user` is only present at sign-in: copy the role into the token then.
-        if (user && isRole(user.role)) token.role = user.role;
+        // `user` is only present at sign-in. The role is not kept: it is looked up per request.
+        if (user?.stamp !== undefined) token.stamp = user.stamp;
         return token;
       },
       session({ session, token }) {
-        session.user = { name: token.name ?? '', role: isRole(token.role) ? token.role : 'viewer' };
+        const user = userOfToken(token);
+        session.user = user ? { name: user.username, role: user.role } : undefined;
         return session;
+      },
+      // next-auth follows callbackUrl after sign-in and sign-out: only into this console.
+      redirect({ url, baseUrl }) {
+        return new URL(safeCallbackPath(url, baseUrl), baseUrl).toString();
       },
     },
   };
   return options;
 }
 
-function toSessionUser(name: unknown, role: unknown): SessionUser | null {
-  if (typeof name !== 'string' || name === '' || !isRole(role)) return null;
-  return { username: name, role };
+/** The user a session token stands for now, or null (unknown user, changed credential). */
+export function userOfToken(token: JWT | null): SessionUser | null {
+  if (!token) return null;
+  const user = sessionUser(token.name, token.stamp);
+  return user ? { username: user.username, role: user.role } : null;
 }
 
 /** The signed-in user of an API request, from the session JWT cookie (no extra round trip). */
 export async function requestUser(request: NextRequest): Promise<SessionUser | null> {
-  const token = await getToken({ req: request, secret: getEnv().NEXTAUTH_SECRET });
-  return token ? toSessionUser(token.name, token.role) : null;
+  return userOfToken(await getToken({ req: request, secret: getEnv().NEXTAUTH_SECRET }));
 }
 
 /** The signed-in user in a server component. */
 export async function currentUser(): Promise<SessionUser | null> {
   const session = await getServerSession(authOptions());
-  return session?.user ? toSessionUser(session.user.name, session.user.role) : null;
+  const name = session?.user?.name;
+  const role = session?.user?.role;
+  return typeof name === 'string' && role ? { username: name, role } : null;
 }

@@ -79,6 +79,9 @@ const schema = z
     // Audit entries older than this are trimmed (engine/admin/audit.ts); the count caps too.
     OXMQ_AUDIT_RETENTION_DAYS: wholeNumber(1, 3_650, 90, 'days'),
     OXMQ_METRICS_MAX_QUEUES: wholeNumber(1, 100_000, 500, 'queues'),
+    // Reverse proxies in front of the console that append to X-Forwarded-For; 0 means none, and
+    // the header is then ignored (lib/server/sign-in/client-address.ts).
+    OXMQ_TRUSTED_PROXY_HOPS: wholeNumber(0, 10, 0, 'proxies'),
     // Console links to other tools (lib/links.ts); unset means no link.
     OXMQ_TRACE_URL: httpUrl
       .refine((url) => url.includes('{traceId}'), 'must contain {traceId} where the trace id goes')
@@ -114,6 +117,7 @@ export const CONSOLE_ENV_KEYS = [
   'OXMQ_METRICS_CACHE_MS',
   'OXMQ_METRICS_MAX_QUEUES',
   'OXMQ_AUDIT_RETENTION_DAYS',
+  'OXMQ_TRUSTED_PROXY_HOPS',
   'OXMQ_TRACE_URL',
   'OXMQ_GRAFANA_URL',
   'NEXTAUTH_SECRET',

@@ -20,4 +20,8 @@ export class RecentMap<K, V> {
     }
     this.entries.set(key, value);
   }
+
+  delete(key: K): void {
+    this.entries.delete(key);
+  }
 }

@@ -1,78 +1,82 @@
 /**
  * The console's users: the first admin from OXMQ_ADMIN_USER / OXMQ_ADMIN_PASSWORD plus any
- * listed in OXMQ_USERS (inline JSON, or the path of a JSON file) as
- * `[{ "username", "passwordHash" (bcrypt), "role" }]`. Loaded once.
+ * listed in OXMQ_USERS (lib/server/users-file.ts). Looked up on every sign-in and on every
+ * request of a session, so the configuration in force now decides who is signed in and with
+ * which role, not what a session token remembers.
  */
 import 'server-only';
-import { readFileSync } from 'node:fs';
 import bcrypt from 'bcryptjs';
-import { z } from 'zod';
-import { ROLES, type Role } from '../roles';
+import type { Role } from '../roles';
 import { getEnv } from './env';
+import { credentialStamp } from './sign-in/credential-stamp';
+import { DEFAULT_BCRYPT_COST, dummyHashFor } from './sign-in/dummy-hash';
+import { UsersSource, type ConfiguredUser } from './users-file';
 
-export interface ConsoleUser {
+export interface SignedInUser {
   username: string;
-  passwordHash: string;
   role: Role;
+  /** Ties a session to the credential it was made with (credential-stamp.ts). */
+  stamp: string;
 }
 
-const BCRYPT_COST = 10;
-
-const usersSchema = z.array(
-  z.object({
-    username: z.string().trim().min(1),
-    passwordHash: z.string().regex(/^\$2[aby]\$\d{2}\$.{53}$/, 'must be a bcrypt hash'),
-    role: z.enum(ROLES),
-  }),
-);
-
-function readUsersConfig(value: string): unknown {
-  const text = value.startsWith('[') ? value : readFileSync(value, 'utf8');
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new Error(
-      `OXMQ_USERS is neither a JSON array nor a readable JSON file: ${String(error)}`,
-    );
-  }
+interface KnownUser extends ConfiguredUser {
+  stamp: string;
 }
 
-function loadUsers(): Map<string, ConsoleUser> {
+let fileUsers: UsersSource | undefined;
+let envAdmin: KnownUser | undefined;
+
+function envAdminUser(): KnownUser | undefined {
   const env = getEnv();
-  const users = new Map<string, ConsoleUser>();
+  if (env.OXMQ_ADMIN_USER === undefined || env.OXMQ_ADMIN_PASSWORD === undefined) return undefined;
+  // Hashed once, so the plain password is compared exactly like configured ones. Its stamp
+  // comes from the password itself: the hash's random salt changes at every start.
+  envAdmin ??= {
+    username: env.OXMQ_ADMIN_USER,
+    passwordHash: bcrypt.hashSync(env.OXMQ_ADMIN_PASSWORD, DEFAULT_BCRYPT_COST),
+    role: 'admin',
+    stamp: credentialStamp(env.NEXTAUTH_SECRET, env.OXMQ_ADMIN_USER, env.OXMQ_ADMIN_PASSWORD),
+  };
+  return envAdmin;
+}
+
+/** Everyone configured now; the environment's admin wins over a file user of the same name. */
+function knownUsers(): Map<string, KnownUser> {
+  const env = getEnv();
+  const users = new Map<string, KnownUser>();
   if (env.OXMQ_USERS !== undefined) {
-    const parsed = usersSchema.safeParse(readUsersConfig(env.OXMQ_USERS));
-    if (!parsed.success) {
-      const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-      throw new Error(`OXMQ_USERS is invalid: ${problems.join('; ')}`);
+    fileUsers ??= new UsersSource(env.OXMQ_USERS);
+    for (const user of fileUsers.current()) {
+      const stamp = credentialStamp(env.NEXTAUTH_SECRET, user.username, user.passwordHash);
+      users.set(user.username, { ...user, stamp });
     }
-    for (const user of parsed.data) users.set(user.username, user);
   }
-  if (env.OXMQ_ADMIN_USER !== undefined && env.OXMQ_ADMIN_PASSWORD !== undefined) {
-    // Hashed once at startup, so the plain password is compared exactly like configured ones
-    // and never kept beyond the environment object.
-    users.set(env.OXMQ_ADMIN_USER, {
-      username: env.OXMQ_ADMIN_USER,
-      passwordHash: bcrypt.hashSync(env.OXMQ_ADMIN_PASSWORD, BCRYPT_COST),
-      role: 'admin',
-    });
-  }
+  const admin = envAdminUser();
+  if (admin) users.set(admin.username, admin);
   return users;
 }
-
-let users: Map<string, ConsoleUser> | undefined;
-
-// Compared against when the username is unknown, so a wrong name costs as long as a wrong
-// password and response times do not reveal which usernames exist.
-const DUMMY_HASH = bcrypt.hashSync('not-a-user', BCRYPT_COST);
 
 /** The user when the password matches, else null. */
 export async function verifyCredentials(
   username: string,
   password: string,
-): Promise<Omit<ConsoleUser, 'passwordHash'> | null> {
-  users ??= loadUsers();
+): Promise<SignedInUser | null> {
+  const users = knownUsers();
   const user = users.get(username);
-  const matches = await bcrypt.compare(password, user?.passwordHash ?? DUMMY_HASH);
-  return user && matches ? { username: user.username, role: user.role } : null;
+  // An unknown name is checked against a hash as costly as the costliest real one, so a wrong
+  // name takes as long as a wrong password.
+  const hash = user?.passwordHash ?? dummyHashFor([...users.values()].map((u) => u.passwordHash));
+  const matches = await bcrypt.compare(password, hash);
+  return user && matches ? { username: user.username, role: user.role, stamp: user.stamp } : null;
+}
+
+/**
+ * The user a session belongs to, as configured now: null when the user is gone or the
+ * credential changed since the session was made. The role is today's, not the session's.
+ */
+export function sessionUser(username: unknown, stamp: unknown): SignedInUser | null {
+  if (typeof username !== 'string' || typeof stamp !== 'string') return null;
+  const user = knownUsers().get(username);
+  if (!user || user.stamp !== stamp) return null;
+  return { username: user.username, role: user.role, stamp: user.stamp };
 }
