@@ -17,7 +17,8 @@ import {
   type SandboxJobMethod,
 } from './protocol';
 
-type SandboxedProcessorFn = (job: SandboxedJob) => unknown;
+/** As in-process: the job, its lock token, and a signal that fires when the job is cancelled. */
+type SandboxedProcessorFn = (job: SandboxedJob, token: string, signal: AbortSignal) => unknown;
 
 interface Channel {
   /** Resolves once the message is handed to the transport (so exiting next does not lose it). */
@@ -77,8 +78,9 @@ async function loadProcessor(file: string): Promise<SandboxedProcessorFn> {
   }
   const processor = defaultFunction(namespace);
   if (!processor) {
+    // bullmq's wording leads, so code and alerts that match on it keep working.
     throw new SandboxLoadError(
-      `Sandboxed processor ${file} has no function default export (export default async (job) => ...)`,
+      `No function is exported in processor file ${file} (export default async (job) => ...)`,
     );
   }
   return processor;
@@ -119,27 +121,36 @@ function main(): void {
   process.on('uncaughtException', crash);
   process.on('unhandledRejection', crash);
 
-  const call = (method: SandboxJobMethod, arg: unknown) =>
+  const call = (method: SandboxJobMethod, ...args: unknown[]) =>
     new Promise<unknown>((resolve, reject) => {
       const callId = nextCallId++;
       pendingCalls.set(callId, { resolve, reject });
-      void channel.send({ type: 'call', callId, method, arg });
+      void channel.send({ type: 'call', callId, method, args });
     });
 
-  const run = async (fields: SandboxJobFields) => {
+  // The running job's cancellation; one job runs at a time.
+  let cancellation: AbortController | undefined;
+
+  const run = async (fields: SandboxJobFields, token: string) => {
     let reply: ChildToParent;
+    cancellation = new AbortController();
     try {
       if (!processor) throw new Error('OxMQ sandbox child got a job before it was ready');
-      reply = completedReply(await processor(createSandboxedJob(fields, call)));
+      const job = createSandboxedJob(fields, call);
+      reply = completedReply(await processor(job, token, cancellation.signal));
     } catch (error) {
       reply = { type: 'failed', error: serializeError(error) };
+    } finally {
+      cancellation = undefined;
     }
     await channel.send(reply);
   };
 
   channel.onMessage((message) => {
     if (message.type === 'run') {
-      void run(message.job);
+      void run(message.job, message.token);
+    } else if (message.type === 'cancel') {
+      cancellation?.abort(message.reason);
     } else if (message.type === 'reply') {
       const pending = pendingCalls.get(message.callId);
       pendingCalls.delete(message.callId);

@@ -5,8 +5,9 @@
  *
  * A child starts, loads the processor module and says `ready` (or `loadFailed`, then exits).
  * The parent sends one `run` at a time; while it runs, the child may `call` a job method, which
- * the parent applies on the real Job and answers with a `reply`. The run ends with `completed`
- * or `failed`. A child that crashes says `crashed` (when it still can) and exits.
+ * the parent applies on the real Job and answers with a `reply`, and the parent may `cancel` the
+ * run (the processor's AbortSignal fires; the processor decides what to do). The run ends with
+ * `completed` or `failed`. A child that crashes says `crashed` (when it still can) and exits.
  */
 import type { JobsOptions } from '../job-options';
 import type { ParentLinkFields } from '../backend/queue-backend';
@@ -25,7 +26,10 @@ export interface SandboxJobFields {
   delay: number;
   priority: number;
   progress: number | object;
+  /** The job's return value of an earlier attempt, if any (bullmq's `returnValue`). */
+  returnValue?: unknown;
   queueName: string;
+  queueQualifiedName: string;
   prefix: string;
   parentKey?: string;
   parent?: ParentLinkFields;
@@ -33,7 +37,17 @@ export interface SandboxJobFields {
 }
 
 /** Job methods the child may call; the parent runs them on the real Job. */
-export type SandboxJobMethod = 'updateProgress' | 'log' | 'updateData';
+export type SandboxJobMethod =
+  | 'updateProgress'
+  | 'log'
+  | 'updateData'
+  | 'moveToDelayed'
+  | 'moveToWait'
+  | 'moveToWaitingChildren'
+  | 'getChildrenValues'
+  | 'getIgnoredChildrenFailures'
+  | 'getFailedChildrenValues'
+  | 'getDependenciesCount';
 
 export interface SerializedError {
   name: string;
@@ -42,14 +56,16 @@ export interface SerializedError {
 }
 
 export type ParentToChild =
-  | { type: 'run'; job: SandboxJobFields }
+  /** `token` is the job's lock token, the processor's second argument as in-process. */
+  | { type: 'run'; job: SandboxJobFields; token: string }
+  | { type: 'cancel'; reason?: string }
   | { type: 'reply'; callId: number; ok: true; value: unknown }
   | { type: 'reply'; callId: number; ok: false; error: SerializedError };
 
 export type ChildToParent =
   | { type: 'ready' }
   | { type: 'loadFailed'; error: SerializedError }
-  | { type: 'call'; callId: number; method: SandboxJobMethod; arg: unknown }
+  | { type: 'call'; callId: number; method: SandboxJobMethod; args: unknown[] }
   /** `value` is the return value as JSON text ("null" for undefined), as the job hash keeps it. */
   | { type: 'completed'; value: string }
   | { type: 'failed'; error: SerializedError }

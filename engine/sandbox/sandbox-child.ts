@@ -11,7 +11,12 @@ import {
   type SandboxJobMethod,
   type SerializedError,
 } from './protocol';
-import { startChild, type ChildExit, type ChildTransport } from './transport';
+import {
+  startChild,
+  type ChildExit,
+  type ChildStartOptions,
+  type ChildTransport,
+} from './transport';
 
 export type RunOutcome =
   | { kind: 'completed'; value: string }
@@ -19,7 +24,7 @@ export type RunOutcome =
   | { kind: 'crashed'; error: SandboxCrashError };
 
 /** Applies a job method the child called on the real Job; resolves with its result. */
-export type ApplyJobMethod = (method: SandboxJobMethod, arg: unknown) => Promise<unknown>;
+export type ApplyJobMethod = (method: SandboxJobMethod, args: unknown[]) => Promise<unknown>;
 
 interface CurrentRun {
   apply: ApplyJobMethod;
@@ -27,10 +32,14 @@ interface CurrentRun {
   settle: (outcome: RunOutcome) => void;
 }
 
+/**
+ * Why a child ended, as bullmq words it (`Unexpected exit code: 1 signal: null`): users match
+ * on that text in failure reasons and alerts. A runtime error (a thread out of memory) has no
+ * exit code worth naming, so its own message is used.
+ */
 function describeExit(exit: ChildExit): string {
-  if (exit.error) return `crashed: ${exit.error.message}`;
-  if (exit.signal) return `killed by ${exit.signal}`;
-  return `exited with code ${exit.code ?? 'unknown'}`;
+  if (exit.error) return `Sandboxed processor crashed: ${exit.error.message}`;
+  return `Unexpected exit code: ${exit.code} signal: ${exit.signal}`;
 }
 
 /** The reason a job fails when its child dies: the child's own error when it could say it. */
@@ -40,7 +49,7 @@ function crashError(reported: SerializedError | undefined, exit: ChildExit): San
     if (reported.stack) error.stack = `${error.name}: ${error.message}\n${reported.stack}`;
     return error;
   }
-  return new SandboxCrashError(`Sandboxed processor ${describeExit(exit)}`);
+  return new SandboxCrashError(describeExit(exit));
 }
 
 export class SandboxChild {
@@ -57,8 +66,9 @@ export class SandboxChild {
   constructor(
     readonly file: string,
     useWorkerThreads: boolean,
+    startOptions: ChildStartOptions = {},
   ) {
-    this.transport = startChild(file, useWorkerThreads);
+    this.transport = startChild(file, useWorkerThreads, startOptions);
     let markReady!: () => void;
     let failReady!: (error: Error) => void;
     this.ready = new Promise<void>((resolve, reject) => {
@@ -73,7 +83,7 @@ export class SandboxChild {
       // No-op when the child was ready or already said why it could not load.
       failReady(
         new SandboxLoadError(
-          `Sandboxed processor ${file} could not be loaded: the child ${describeExit(exit)}` +
+          `Sandboxed processor ${file} could not be loaded: ${describeExit(exit)}` +
             (this.crashReport ? ` (${this.crashReport.message})` : ''),
         ),
       );
@@ -116,7 +126,11 @@ export class SandboxChild {
         this.crashReport = message.error;
         return;
       case 'call':
-        this.answer(message.callId, message.method, message.arg);
+        this.answer(
+          message.callId,
+          message.method,
+          Array.isArray(message.args) ? message.args : [],
+        );
         return;
       case 'completed':
         this.finish({ kind: 'completed', value: message.value });
@@ -127,10 +141,10 @@ export class SandboxChild {
     }
   }
 
-  private answer(callId: number, method: SandboxJobMethod, arg: unknown): void {
+  private answer(callId: number, method: SandboxJobMethod, args: unknown[]): void {
     const run = this.current;
     if (!run) return;
-    const call = run.apply(method, arg).then(
+    const call = run.apply(method, args).then(
       (value) => this.transport.send({ type: 'reply', callId, ok: true, value }),
       (error: unknown) =>
         this.transport.send({ type: 'reply', callId, ok: false, error: serializeError(error) }),
@@ -151,7 +165,7 @@ export class SandboxChild {
   }
 
   /** Runs one job; never rejects: a crash is an outcome. */
-  run(job: SandboxJobFields, apply: ApplyJobMethod): Promise<RunOutcome> {
+  run(job: SandboxJobFields, token: string, apply: ApplyJobMethod): Promise<RunOutcome> {
     if (this.current) throw new Error('OxMQ sandbox child is already running a job');
     return new Promise<RunOutcome>((settle) => {
       if (!this.alive) {
@@ -162,8 +176,13 @@ export class SandboxChild {
         return;
       }
       this.current = { apply, calls: new Set(), settle };
-      this.transport.send({ type: 'run', job });
+      this.transport.send({ type: 'run', job, token });
     });
+  }
+
+  /** Fires the running job's AbortSignal in the child; nothing when no job runs. */
+  cancel(reason?: string): void {
+    if (this.current && this.alive) this.transport.send({ type: 'cancel', reason });
   }
 
   /** Stops the child at once; resolves once it is gone. */

@@ -5,6 +5,7 @@
  */
 import { SandboxAbortedError, SandboxCrashError } from './errors';
 import { SandboxChild } from './sandbox-child';
+import type { ChildStartOptions } from './transport';
 
 /** How long an idle child gets to exit after SIGTERM before it is killed. */
 const STOP_GRACE_MS = 2_000;
@@ -19,6 +20,7 @@ export class SandboxPool {
     private readonly useWorkerThreads: boolean,
     /** A child that died while idle, not stopped by us (a stray timer threw, it was killed). */
     private readonly onIdleDeath: (error: SandboxCrashError) => void,
+    private readonly startOptions: ChildStartOptions = {},
   ) {}
 
   /** An idle child, or a new one once it has loaded the processor (rejects SandboxLoadError). */
@@ -27,7 +29,7 @@ export class SandboxPool {
     for (let child = this.idle.pop(); child; child = this.idle.pop()) {
       if (child.isAlive()) return child;
     }
-    const child = new SandboxChild(this.file, this.useWorkerThreads);
+    const child = new SandboxChild(this.file, this.useWorkerThreads, this.startOptions);
     this.children.add(child);
     void child.exited.then((exit) => {
       this.children.delete(child);
@@ -61,6 +63,12 @@ export class SandboxPool {
   /** Process ids of the live children (this process's own id for worker threads). */
   pids(): number[] {
     return [...this.children].map((child) => child.pid);
+  }
+
+  /** Children running a job and children waiting for one. */
+  stats(): { busy: number; idle: number } {
+    const idle = this.idle.filter((child) => child.isAlive()).length;
+    return { busy: this.children.size - idle, idle };
   }
 
   get size(): number {

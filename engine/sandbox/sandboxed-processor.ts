@@ -12,6 +12,7 @@ import { SandboxAbortedError, SandboxLoadError, type SandboxCrashError } from '.
 import type { SandboxJobFields, SandboxJobMethod } from './protocol';
 import { sandboxRuntime } from './runtime';
 import { SandboxPool } from './sandbox-pool';
+import type { ChildStartOptions } from './transport';
 
 /**
  * The processor module's absolute path, from a path (relative to the working directory) or a
@@ -53,7 +54,9 @@ function jobFields(job: Job): SandboxJobFields {
     delay: job.delay,
     priority: job.priority,
     progress: job.progress,
+    returnValue: job.returnvalue ?? undefined,
     queueName: job.queueName,
+    queueQualifiedName: job.queueQualifiedName,
     prefix: job.prefix,
     parentKey: job.parentKey,
     parent: job.parent,
@@ -61,24 +64,70 @@ function jobFields(job: Job): SandboxJobFields {
   };
 }
 
-/** Runs a method the child called on the real Job (so it reaches Redis and local events). */
-async function applyJobMethod(job: Job, method: SandboxJobMethod, arg: unknown): Promise<unknown> {
+/** A number of ms since the epoch, as moveToDelayed takes; anything else is refused. */
+function timestampArg(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new ValidationError('moveToDelayed needs a timestamp in ms');
+  }
+  return value;
+}
+
+/** The child's token, or the running job's own when the processor passed none. */
+function tokenArg(value: unknown, job: Job): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : job.token;
+}
+
+/**
+ * Runs a method the child called on the real Job (so it reaches Redis and local events). The
+ * arguments come from another process: each is checked here, as at any boundary.
+ */
+async function applyJobMethod(
+  job: Job,
+  method: SandboxJobMethod,
+  args: unknown[],
+): Promise<unknown> {
+  const [first, second] = args;
   switch (method) {
     case 'updateProgress':
-      if (typeof arg !== 'number' && (typeof arg !== 'object' || arg === null)) {
+      if (typeof first !== 'number' && (typeof first !== 'object' || first === null)) {
         throw new ValidationError('progress must be a number or an object');
       }
-      return job.updateProgress(arg);
+      return job.updateProgress(first);
     case 'log':
-      return job.log(String(arg));
+      return job.log(String(first));
     case 'updateData':
-      return job.updateData(arg);
+      return job.updateData(first);
+    case 'moveToDelayed':
+      return job.moveToDelayed(timestampArg(first), tokenArg(second, job));
+    case 'moveToWait':
+      return job.moveToWait(tokenArg(first, job));
+    case 'moveToWaitingChildren':
+      return job.moveToWaitingChildren(
+        tokenArg(first, job),
+        (second ?? {}) as Parameters<Job['moveToWaitingChildren']>[1],
+      );
+    case 'getChildrenValues':
+      return job.getChildrenValues();
+    case 'getIgnoredChildrenFailures':
+      return job.getIgnoredChildrenFailures();
+    case 'getFailedChildrenValues':
+      return job.getFailedChildrenValues();
+    case 'getDependenciesCount':
+      return job.getDependenciesCount((first ?? {}) as Parameters<Job['getDependenciesCount']>[0]);
   }
+}
+
+/** A cancellation reason as text for the child (an Error's message, else its string form). */
+function reasonText(reason: unknown): string | undefined {
+  if (reason === undefined) return undefined;
+  return reason instanceof Error ? reason.message : String(reason);
 }
 
 export interface SandboxedProcessorOptions {
   file: string;
   useWorkerThreads: boolean;
+  /** Passed on to `fork` / `new Worker` (bullmq's workerForkOptions / workerThreadsOptions). */
+  startOptions?: ChildStartOptions;
   /** Receives what is not any one job's failure: the first load failure, idle children dying. */
   onError: (error: unknown) => void;
 }
@@ -95,6 +144,7 @@ export class SandboxedProcessor {
       options.file,
       options.useWorkerThreads,
       (error: SandboxCrashError) => options.onError(error),
+      options.startOptions,
     );
   }
 
@@ -110,9 +160,11 @@ export class SandboxedProcessor {
   /**
    * Runs `job` in a child. Resolves with its return value, rejects with its error (name,
    * message and stack from the child), a SandboxCrashError or a SandboxLoadError; rejects with
-   * SandboxAbortedError when `signal` stopped it (the child is killed).
+   * SandboxAbortedError when `signal` stopped it (the child is killed). `cancelSignal` is the
+   * job's cancellation: it fires the processor's own AbortSignal in the child, with the reason,
+   * and the processor decides what to do, as in-process.
    */
-  async process(job: Job, signal: AbortSignal): Promise<unknown> {
+  async process(job: Job, signal: AbortSignal, cancelSignal?: AbortSignal): Promise<unknown> {
     if (signal.aborted) throw new SandboxAbortedError();
     let aborted = false;
     let child: Awaited<ReturnType<SandboxPool['acquire']>> | undefined;
@@ -134,9 +186,20 @@ export class SandboxedProcessor {
         void child.kill();
         throw new SandboxAbortedError();
       }
-      const outcome = await child.run(jobFields(job), (method, arg) =>
-        applyJobMethod(job, method, arg),
-      );
+      const running = child;
+      const forwardCancel = () => running.cancel(reasonText(cancelSignal?.reason));
+      const outcome = await (async () => {
+        const run = running.run(jobFields(job), job.token ?? '', (method, args) =>
+          applyJobMethod(job, method, args),
+        );
+        if (cancelSignal?.aborted) forwardCancel();
+        cancelSignal?.addEventListener('abort', forwardCancel, { once: true });
+        try {
+          return await run;
+        } finally {
+          cancelSignal?.removeEventListener('abort', forwardCancel);
+        }
+      })();
       if (aborted) throw new SandboxAbortedError();
       if (outcome.kind === 'crashed') throw outcome.error;
       this.pool.release(child);
@@ -145,6 +208,11 @@ export class SandboxedProcessor {
     } finally {
       signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** The children of this processor, bullmq's pool view: busy ones and idle ones. */
+  poolStats(): { busy: number; idle: number } {
+    return this.pool.stats();
   }
 
   private reportLoadError(error: SandboxLoadError): void {

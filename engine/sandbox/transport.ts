@@ -2,9 +2,9 @@
  * Starts one sandbox child, as a child process (fork) or a worker thread, behind one small
  * interface: send a message, receive messages, learn once how it ended, stop it.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess, type ForkOptions } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { Worker as ThreadWorker } from 'node:worker_threads';
+import { Worker as ThreadWorker, type WorkerOptions as ThreadOptions } from 'node:worker_threads';
 import type { ChildToParent, ParentToChild } from './protocol';
 import { childExecArgv, sandboxRuntime } from './runtime';
 
@@ -43,13 +43,28 @@ function killOnParentExit(child: ChildProcess): void {
   liveProcesses.add(child);
 }
 
-function forkTransport(file: string): ChildTransport {
+/** What a Worker may add to how its children start (bullmq's workerForkOptions and friends). */
+export interface ChildStartOptions {
+  forkOptions?: ForkOptions;
+  threadOptions?: ThreadOptions;
+}
+
+function forkTransport(file: string, options: ForkOptions = {}): ChildTransport {
   const runtime = sandboxRuntime();
   const child = fork(runtime.entryFile, [file], {
-    execArgv: childExecArgv(process.execArgv, runtime.tsxLoaderUrl),
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    ...options,
+    // The loader must stay; the caller's flags (a heap limit, say) come after it.
+    execArgv: [
+      ...childExecArgv(process.execArgv, runtime.tsxLoaderUrl),
+      ...(options.execArgv ?? []),
+    ],
+    // Piped, then copied into this process's streams: whatever captures this process's output
+    // (a logger, a test) sees the children's too, as with bullmq.
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     serialization: 'json',
   });
+  child.stdout?.pipe(process.stdout, { end: false });
+  child.stderr?.pipe(process.stderr, { end: false });
   killOnParentExit(child);
   let spawnError: Error | undefined;
   const exited = new Promise<ChildExit>((resolve) => {
@@ -97,12 +112,13 @@ import(workerData.tsxEsmApiUrl)
   });
 `;
 
-function threadTransport(file: string): ChildTransport {
+function threadTransport(file: string, options: ThreadOptions = {}): ChildTransport {
   const runtime = sandboxRuntime();
   const thread = new ThreadWorker(THREAD_BOOTSTRAP, {
+    ...options,
     eval: true,
     // The parent's flags (vitest's hooks, a second tsx) are not the thread's business.
-    execArgv: [],
+    execArgv: options.execArgv ?? [],
     workerData: {
       file,
       entryUrl: pathToFileURL(runtime.entryFile).href,
@@ -133,6 +149,12 @@ function threadTransport(file: string): ChildTransport {
   };
 }
 
-export function startChild(file: string, useWorkerThreads: boolean): ChildTransport {
-  return useWorkerThreads ? threadTransport(file) : forkTransport(file);
+export function startChild(
+  file: string,
+  useWorkerThreads: boolean,
+  options: ChildStartOptions = {},
+): ChildTransport {
+  return useWorkerThreads
+    ? threadTransport(file, options.threadOptions)
+    : forkTransport(file, options.forkOptions);
 }

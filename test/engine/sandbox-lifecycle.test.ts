@@ -54,7 +54,7 @@ describe('sandbox children', () => {
 
     await waitFor(async () => (await redis.zscore(`bull:${name}:failed`, doomed.id)) !== null);
     expect(await redis.hget(`bull:${name}:${doomed.id}`, 'failedReason')).toBe(
-      'Sandboxed processor killed by SIGKILL',
+      'Unexpected exit code: null signal: SIGKILL',
     );
     await waitFor(async () => (await redis.zscore(`bull:${name}:completed`, next.id)) !== null);
     const result = JSON.parse((await redis.hget(`bull:${name}:${next.id}`, 'returnvalue'))!);

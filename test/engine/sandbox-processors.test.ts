@@ -182,7 +182,7 @@ describe.each<Mode>(['process', 'thread'])('sandboxed processor (%s)', (mode) =>
 
     const first = JSON.parse((await finished(name, before.id)).returnvalue!) as Report;
     const crashed = await finished(name, exiting.id);
-    expect(crashed.failedReason).toBe('Sandboxed processor exited with code 3');
+    expect(crashed.failedReason).toBe('Unexpected exit code: 3 signal: null');
     expect(JSON.parse(crashed.stacktrace!)[0]).toMatch(/^SandboxCrashError: /);
     const next = JSON.parse((await finished(name, after.id)).returnvalue!) as Report;
     if (mode === 'process') expect(next.pid).not.toBe(first.pid);
@@ -274,7 +274,7 @@ describe.each<Mode>(['process', 'thread'])('sandboxed processor (%s)', (mode) =>
     for (const job of [first, second]) {
       const hash = await finished(name, job.id);
       expect(hash.failedReason).toBe(
-        `Sandboxed processor ${fixture('no-default.ts')} has no function default export ` +
+        `No function is exported in processor file ${fixture('no-default.ts')} ` +
           '(export default async (job) => ...)',
       );
     }

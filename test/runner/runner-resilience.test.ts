@@ -33,7 +33,7 @@ describe('worker runner: resilience', () => {
     const alpha = queueOf(runner, 'alpha');
 
     const crashed = await finished(crashy, (await crashy.add('boom', { crash: true })).id);
-    expect(crashed?.failedReason).toBe('Sandboxed processor exited with code 7');
+    expect(crashed?.failedReason).toBe('Unexpected exit code: 7 signal: null');
     expect(await crashy.getJobState(crashed!.id)).toBe('failed');
 
     // The same sandboxed queue goes on, in a fresh child, and so does every other queue.
