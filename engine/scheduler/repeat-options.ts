@@ -131,11 +131,16 @@ export function validateRepeatOptions(repeat: unknown, now: number): ValidRepeat
     }
   }
   const { every, pattern, tz, limit, offset, immediately } = opts;
+  // bullmq's messages, word for word: code written for bullmq matches on them.
   if (every !== undefined && pattern !== undefined) {
-    throw new ValidationError('repeat options cannot have both every and pattern');
+    throw new ValidationError(
+      'Both .pattern and .every options are defined for this repeatable job',
+    );
   }
   if (every === undefined && pattern === undefined) {
-    throw new ValidationError('repeat options need every or pattern');
+    throw new ValidationError(
+      'Either .pattern or .every options must be defined for this repeatable job',
+    );
   }
   if (every !== undefined && !isPositiveInteger(every)) {
     throw new ValidationError('every must be a positive integer number of ms');
@@ -154,9 +159,8 @@ export function validateRepeatOptions(repeat: unknown, now: number): ValidRepeat
     }
   } else {
     if (tz !== undefined) throw new ValidationError('tz only applies to a cron pattern');
-    if (immediately !== undefined) {
-      throw new ValidationError('immediately only applies to a cron pattern');
-    }
+    // `immediately` with `every` is accepted and changes nothing, as in bullmq: an every
+    // schedule runs its first job at once anyway.
   }
   if (limit !== undefined && !isPositiveInteger(limit)) {
     throw new ValidationError('limit must be a positive integer');
