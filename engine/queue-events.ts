@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import { connect, type ConnectionOptions, type ManagedConnection } from './connection';
 import { DEFAULTS } from './defaults';
-import { ClosedError } from './errors';
+import { ClosedError, ValidationError } from './errors';
 import { QueueKeys } from './keys';
 
 export interface QueueEventsOptions {
@@ -95,11 +95,17 @@ export class QueueEvents extends EventEmitter {
   /** Resolved by close(): every wait of the loop races it, so closing never hangs on Redis. */
   private readonly stopped = deferred();
 
+  /** The Redis key of `type` in this queue, as bullmq's toKey. */
+  readonly toKey = (type: string): string => this.keys.base + type;
+
   constructor(
     readonly name: string,
-    opts: QueueEventsOptions,
+    readonly opts: QueueEventsOptions,
   ) {
     super();
+    if (!opts || opts.connection === undefined) {
+      throw new ValidationError('QueueEvents needs a connection option');
+    }
     this.prefix = opts.prefix ?? DEFAULTS.prefix;
     this.keys = new QueueKeys(this.prefix, name);
     this.blockingTimeout = opts.blockingTimeout ?? DEFAULTS.queueEvents.blockingTimeout;
@@ -140,6 +146,16 @@ export class QueueEvents extends EventEmitter {
     if (this.loop) return Promise.reject(new Error('QueueEvents is already running'));
     this.loop = this.consume();
     return this.loop;
+  }
+
+  /** `<prefix>:<name>`. */
+  get qualifiedName(): string {
+    return this.keys.queueKey;
+  }
+
+  /** The same as close(): the reading connection is always dropped, never drained. */
+  disconnect(): Promise<void> {
+    return this.close();
   }
 
   /** Stops reading, drops the connection (interrupting a pending XREAD), emits 'closed'. */
