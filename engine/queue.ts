@@ -21,6 +21,7 @@ import { DEFAULTS } from './defaults';
 import { ClosedError, ValidationError } from './errors';
 import { Job } from './job';
 import { validateJobOptions, type JobsOptions } from './job-options';
+import { resolveOptionAliases } from './job-option-aliases';
 import { prepareJob, withTraceCarrier, type PreparedJob } from './prepare-job';
 import type { JobTracer } from './telemetry/job-tracer';
 import { producerAttributes, producerParent, withProducerSpan } from './telemetry/producer-spans';
@@ -91,7 +92,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     this.prefix = opts.prefix ?? DEFAULTS.prefix;
     this.keys = new QueueKeys(this.prefix, name);
     this.tracer = tracerFor(opts.telemetry);
-    this.defaultJobOptions = { ...(opts.defaultJobOptions ?? {}) };
+    this.defaultJobOptions = resolveOptionAliases({ ...(opts.defaultJobOptions ?? {}) });
     if (opts.defaultJobOptions) validateJobOptions(this.defaultJobOptions);
     this.connection = connect(opts.connection);
     this.connection.client.on('error', (error: Error) => this.emitError(error));
