@@ -14,6 +14,7 @@ import type {
 import type { Metrics } from './backend/queue-backend';
 import * as ranges from './backend/redis/queue-ranges';
 import * as housekeeping from './backend/redis/queue-housekeeping';
+import { removeOrphanedJobs } from './backend/redis/remove-orphaned-jobs';
 import { getDependencyListing, type DependencyListing } from './backend/redis/dependency-page';
 import { exportQueuePrometheusMetrics } from './admin/prometheus/queue-export';
 import { connect, release, untilDisconnected, type ManagedConnection } from './connection';
@@ -611,6 +612,14 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   /** Deletes the `priority` key bullmq versions before 5 wrote; 1 if it existed. */
   removeDeprecatedPriorityKey(): Promise<number> {
     return housekeeping.removeDeprecatedPriorityKey(this.connection.client, this.keys);
+  }
+
+  /**
+   * Deletes job keys that no state holds any more (left by crashes of old bullmq versions):
+   * scans `count` keys per step, removes at most `limit` jobs (0: all). Returns how many.
+   */
+  removeOrphanedJobs(count: number = DEFAULTS.chunkSize, limit = 0): Promise<number> {
+    return removeOrphanedJobs(this.connection.client, this.keys, count, limit);
   }
 
   /** Sets a job's progress (and emits its `progress` event) from outside a worker. */
