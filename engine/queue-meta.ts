@@ -9,7 +9,7 @@ export interface QueueMeta {
   duration?: number;
   maxLenEvents?: number;
   paused: boolean;
-  /** `<library>:<version>` of the last Queue that started on it (`bullmq:6.7.0`, `oxmq:0.1.0`). */
+  /** `<library>:<version>` of the last Queue that started on it (`bullmq:6.7.0`, `bullmq-oxmq:0.1.0`). */
   version?: string;
   [field: string]: string | number | boolean | undefined;
 }

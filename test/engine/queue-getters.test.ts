@@ -4,7 +4,7 @@
  */
 import { FlowProducer as BullFlowProducer, Queue as BullQueue, Worker as BullWorker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Queue, QueueEvents, ValidationError } from '../../engine';
+import { OXMQ_VERSION, Queue, QueueEvents, ValidationError } from '../../engine';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 
 type Closable = { close(): Promise<unknown> } | { quit(): Promise<unknown> };
@@ -142,7 +142,7 @@ describe('Queue meta', () => {
     const { ours, theirs } = await pair('meta');
     expect(await ours.getMeta()).toEqual({
       ...(await theirs.getMeta()),
-      version: `oxmq:${(await ours.getVersion())?.split(':')[1]}`,
+      version: `bullmq-oxmq:${OXMQ_VERSION}`,
     });
     await ours.setGlobalConcurrency(3);
     await ours.setGlobalRateLimit(5, 1000);
@@ -160,7 +160,7 @@ describe('Queue meta', () => {
     expect(ours.qualifiedName).toBe(theirs.qualifiedName);
     expect(ours.metaValues['opts.maxLenEvents']).toBe(10_000);
     expect(typeof ours.token).toBe('string');
-    expect(await ours.getVersion()).toMatch(/^oxmq:/);
+    expect(await ours.getVersion()).toBe(`bullmq-oxmq:${OXMQ_VERSION}`);
     const client = track(rawClient());
     await client.hdel(ours.toKey('meta'), 'version');
     expect(await ours.getVersion()).toBeNull();
