@@ -82,7 +82,8 @@ export class FlowProducer extends EventEmitter {
   private readonly connection: ManagedConnection;
   private readonly scopes = new Map<string, JobScope>();
   private readonly tracer: JobTracer;
-  private closing?: Promise<void>;
+  /** Set once close() (or disconnect()) has begun, as bullmq's `closing`. */
+  closing: Promise<void> | undefined;
 
   constructor(
     readonly opts: QueueBaseOptions,
@@ -352,8 +353,21 @@ export class FlowProducer extends EventEmitter {
     });
   }
 
+  /** Resolves once the connection answers. */
+  async waitUntilReady(): Promise<void> {
+    await this.connection.client.ping();
+  }
+
   async close(): Promise<void> {
     this.closing ??= release(this.connection);
+    await this.closing;
+  }
+
+  /** Drops the connection at once, without waiting for pending commands. */
+  async disconnect(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.connection.owned) this.connection.client.disconnect();
+    })();
     await this.closing;
   }
 }

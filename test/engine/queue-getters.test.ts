@@ -4,7 +4,14 @@
  */
 import { FlowProducer as BullFlowProducer, Queue as BullQueue, Worker as BullWorker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OXMQ_VERSION, Queue, QueueEvents, ValidationError } from '../../engine';
+import {
+  ClosedError,
+  FlowProducer,
+  OXMQ_VERSION,
+  Queue,
+  QueueEvents,
+  ValidationError,
+} from '../../engine';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 
 type Closable = { close(): Promise<unknown> } | { quit(): Promise<unknown> };
@@ -280,5 +287,34 @@ describe('Queue.getDependencies', () => {
     await expect(ours.getDependencies('par', 'other' as 'pending', 0, -1)).rejects.toBeInstanceOf(
       ValidationError,
     );
+  });
+});
+
+describe('bullmq base members', () => {
+  it('Queue.keys answers every name of bullmq’s KeysMap with the same key', async () => {
+    const { ours, theirs } = await pair('keysmap');
+    const bullKeys = theirs.keys as Record<string, string>;
+    for (const [name, key] of Object.entries(bullKeys)) {
+      expect((ours.keys as unknown as Record<string, string>)[name], name).toBe(key);
+    }
+    expect(Object.keys(bullKeys).length).toBeGreaterThan(15);
+  });
+
+  it('FlowProducer waits until ready and disconnects', async () => {
+    const flows = new FlowProducer({ connection: redisOptions() });
+    await flows.waitUntilReady();
+    await flows.disconnect();
+    expect(flows.closing).toBeDefined();
+    await expect(flows.add({ name: 'x', queueName: uniqueQueueName('fd') })).rejects.toBeInstanceOf(
+      ClosedError,
+    );
+  });
+
+  it('Queue.disconnect drops its connection', async () => {
+    const queue = new Queue(uniqueQueueName('qd'), { connection: redisOptions() });
+    await queue.waitUntilReady();
+    await queue.disconnect();
+    expect(queue.closing).toBeDefined();
+    await expect(queue.add('x', {})).rejects.toBeInstanceOf(ClosedError);
   });
 });
