@@ -25,6 +25,10 @@ export interface QueueEventsOptions {
   lastEventId?: string;
   /** Milliseconds one XREAD blocks for (default 10000). 0 blocks forever. */
   blockingTimeout?: number;
+  /** bullmq switches with no effect here (see QueueBaseOptions): accepted so bullmq code runs. */
+  skipVersionCheck?: boolean;
+  blockingConnection?: boolean;
+  skipWaitingForReady?: boolean;
 }
 
 /** Payload of every stream event: its fields without `event`, as strings unless converted. */

@@ -90,6 +90,14 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     if (!opts || opts.connection === undefined) {
       throw new ValidationError('Queue needs a connection option');
     }
+    const settings = opts.settings as Record<string, unknown> | undefined;
+    for (const setting of ['repeatStrategy', 'repeatKeyHashAlgorithm']) {
+      if (settings?.[setting] !== undefined) {
+        throw new ValidationError(
+          `Queue settings.${setting} is not supported: OxMQ computes cron iterations itself and has no legacy repeatable jobs`,
+        );
+      }
+    }
     this.prefix = opts.prefix ?? DEFAULTS.prefix;
     this.keys = new QueueKeys(this.prefix, name);
     this.tracer = tracerFor(opts.telemetry);

@@ -318,3 +318,24 @@ describe('bullmq base members', () => {
     await expect(queue.add('x', {})).rejects.toBeInstanceOf(ClosedError);
   });
 });
+
+describe('Queue options', () => {
+  it('accepts bullmq’s no-op switches and refuses repeat settings it cannot honour', async () => {
+    const queue = track(
+      new Queue(uniqueQueueName('qopts'), {
+        connection: redisOptions(),
+        skipVersionCheck: true,
+        blockingConnection: false,
+        skipWaitingForReady: true,
+      }),
+    );
+    expect((await queue.add('x', {})).id).toBe('1');
+    expect(
+      () =>
+        new Queue(uniqueQueueName('qopts'), {
+          connection: redisOptions(),
+          settings: { repeatStrategy: () => 1 },
+        }),
+    ).toThrow(/repeatStrategy/);
+  });
+});
