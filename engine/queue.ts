@@ -630,9 +630,10 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     return removeOrphanedJobs(this.connection.client, this.keys, count, limit);
   }
 
-  /** Sets a job's progress (and emits its `progress` event) from outside a worker. */
+  /** Sets a job's progress from outside a worker: the stream's `progress` event and a local one. */
   async updateJobProgress(jobId: string, progress: number | object): Promise<void> {
     await this.backend.updateProgress(jobId, JSON.stringify(progress));
+    this.emit('progress', jobId, progress);
   }
 
   /** Appends a log line to a job, keeping the newest `keepLogs` lines when given. */

@@ -212,7 +212,10 @@ describe('Queue housekeeping', () => {
   it('updates a job progress and log from the queue', async () => {
     const { ours, theirs } = await pair('progress');
     const job = await ours.add('p', {});
+    const local: unknown[] = [];
+    ours.on('progress', (...args: unknown[]) => local.push(args));
     await ours.updateJobProgress(job.id, { step: 2 });
+    expect(local).toEqual([[job.id, { step: 2 }]]);
     expect((await theirs.getJob(job.id))?.progress).toEqual({ step: 2 });
     await ours.addJobLog(job.id, 'hello');
     expect(await theirs.getJobLogs(job.id)).toEqual({ logs: ['hello'], count: 1 });
