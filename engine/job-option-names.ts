@@ -62,3 +62,14 @@ export function rejectUnknownKeys(
 export function rejectUnknownJobOptions(opts: object): void {
   rejectUnknownKeys(opts, ACCEPTED, 'job option', REFUSED);
 }
+
+/**
+ * The options of a job read back from Redis that a new add accepts: for copying a job whose
+ * options a foreign producer wrote (bullmq keeps unknown options), where refusing the copy for
+ * a field nobody reads would help no one. Scheduler-owned and refused names are dropped too.
+ */
+export function acceptedJobOptions<T extends object>(opts: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(opts).filter(([key]) => ACCEPTED.has(key)),
+  ) as Partial<T>;
+}

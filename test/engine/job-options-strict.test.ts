@@ -6,6 +6,7 @@
 import { Queue as BullQueue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { FlowProducer, Queue, ValidationError, type JobsOptions } from '../../engine';
+import { acceptedJobOptions } from '../../engine/job-option-names';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';
 
@@ -78,6 +79,14 @@ describe('strict job options', () => {
       '"priorty"',
     );
     expect(await q.count()).toBe(0);
+  });
+
+  it('copies of foreign options keep only what an add accepts', async () => {
+    const q = queue('strictcopy');
+    const foreign = { attempts: 3, foo: 1, repeatJobKey: 'k', group: { id: 'g' } };
+    const job = await q.add('copy', {}, acceptedJobOptions(foreign) as JobsOptions);
+    expect(job.opts).toMatchObject({ attempts: 3, group: { id: 'g' } });
+    expect(job.opts).not.toHaveProperty('foo');
   });
 
   it('lets undefined values through, as bullmq drops them', async () => {
