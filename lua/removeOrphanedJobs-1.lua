@@ -3,6 +3,7 @@
   not in completed, failed, delayed, prioritized, waiting-children or group-delayed, not in wait,
   active or the legacy paused list, and (for a grouped job) not in its group's line or active set.
   Such keys are left over by a crash of an old bullmq version; nothing reaches them any more.
+  A candidate whose key exists but is not a job hash is never touched.
   The check and the deletion run in one script, so a job moving meanwhile is never mistaken.
 
   KEYS[1] Q (queue key prefix with trailing colon; every key is built from it)
@@ -26,6 +27,13 @@ local groupLines = {}
 local count = 0
 for i = 2, #ARGV do
   local jobId = ARGV[i]
+  -- Only a job hash (bullmq and OxMQ always write `timestamp`), or no hash at all (sub-keys
+  -- left behind), is a job: a key of some other queue under a longer prefix never qualifies.
+  local keyType = redis.call("TYPE", Q .. jobId)["ok"]
+  local isJob = keyType == "none" or (keyType == "hash" and redis.call("HEXISTS", Q .. jobId, "timestamp") == 1)
+  if unresolved[jobId] == nil and not isJob then
+    unresolved[jobId] = false
+  end
   if unresolved[jobId] == nil then
     local held = false
     for _, state in ipairs(zsets) do

@@ -34,7 +34,12 @@ async function populated(label: string, orphans: number) {
     children: [{ name: 'child', queueName: name }],
   });
   for (let i = 0; i < orphans; i++) {
-    await redis.hset(queue.toKey(`lost-${i}`), { name: 'lost', data: '{}', opts: '{}' });
+    await redis.hset(queue.toKey(`lost-${i}`), {
+      name: 'lost',
+      data: '{}',
+      opts: '{}',
+      timestamp: String(Date.now()),
+    });
   }
   if (orphans > 0) await redis.rpush(queue.toKey('lost-0:logs'), 'a line');
   return { name, queue, redis };
@@ -85,6 +90,21 @@ describe('Queue.removeOrphanedJobs', () => {
     expect((await queue.getGroup('tenant')).waiting).toBe(1);
   });
 
+  it('leaves alone the keys of a queue under a longer prefix', async () => {
+    const name = uniqueQueueName('orph-outer');
+    const queue = track(new Queue(name, conn()));
+    // Prefix `bull:<name>`, queue `inner`: its keys start like keys of `name` under `bull`.
+    const inner = track(new Queue('inner', { ...conn(), prefix: `bull:${name}` }));
+    await inner.add('j', {});
+    await inner.add('d', {}, { deduplication: { id: 'a:b' } });
+    await inner.addJobLog('1', 'line');
+    const redis = track(rawClient());
+    await redis.hset(`bull:${name}:inner:metrics:completed`, { count: '1', prevTS: '1' });
+    const before = (await redis.keys(`bull:${name}:inner:*`)).sort();
+    expect(await queue.removeOrphanedJobs()).toBe(0);
+    expect((await redis.keys(`bull:${name}:inner:*`)).sort()).toEqual(before);
+  });
+
   it('tells job keys from queue keys', () => {
     for (const rest of [
       'wait',
@@ -102,6 +122,8 @@ describe('Queue.removeOrphanedJobs', () => {
     }
     expect(jobIdOfQueueKey('42')).toBe('42');
     expect(jobIdOfQueueKey('42:logs')).toBe('42');
+    expect(jobIdOfQueueKey('inner:5')).toBeUndefined();
+    expect(jobIdOfQueueKey('a:b:c')).toBe('a:b:c');
     expect(jobIdOfQueueKey('repeat:sched:1700000000000')).toBe('repeat:sched:1700000000000');
     expect(jobIdOfQueueKey('repeat:sched:1700000000000:lock')).toBe('repeat:sched:1700000000000');
   });

@@ -32,9 +32,12 @@ export function jobIdOfQueueKey(rest: string): string | undefined {
   let id = rest;
   const suffix = JOB_SUB_KEYS.find((sub) => rest.endsWith(sub));
   if (suffix) id = rest.slice(0, -suffix.length);
-  // `repeat:<schedulerId>` is a scheduler's definition; its iterations are `repeat:<id>:<ms>`.
-  if (id.startsWith('repeat:') && id.split(':').length === 2) return undefined;
-  return id === '' ? undefined : id;
+  // A job id has no colon, or exactly two (`repeat:<schedulerId>:<ms>` and custom ids of that
+  // shape); anything else is a key of a queue under a longer prefix (`<prefix>:<q>:<other>:...`)
+  // or a scheduler's definition (`repeat:<schedulerId>`).
+  const colons = id.split(':').length - 1;
+  if (id === '' || (colons !== 0 && colons !== 2)) return undefined;
+  return id;
 }
 
 /** A SCAN MATCH pattern for keys starting with `text`, its glob characters escaped. */
