@@ -140,6 +140,8 @@ describe('removing unprocessed children', () => {
         { name: 'a', queueName, opts: { jobId: 'c-locked' } },
         { name: 'b', queueName, opts: { jobId: 'c-failed' } },
         { name: 'c', queueName, opts: { jobId: 'c-pending' } },
+        // A custom id with colons: the child key must not be split inside the id.
+        { name: 'd', queueName, opts: { jobId: 'x:y:z' } },
       ],
     });
     const redis = track(rawClient());
@@ -151,7 +153,9 @@ describe('removing unprocessed children', () => {
     await redis.lrem(`bull:${queueName}:wait`, 0, 'c-failed');
     await redis.zadd(`bull:${queueName}:failed`, Date.now(), 'c-failed');
     const queue = track(new Queue(queueName, conn()));
-    expect(await queue.ops.removeUnprocessedChildren('par')).toBe(1);
+    expect(await queue.ops.removeUnprocessedChildren('par')).toBe(2);
+    expect(await redis.lrange(`bull:${queueName}:wait`, 0, -1)).toEqual([]);
+    expect(await redis.exists(`bull:${queueName}:x:y:z`)).toBe(0);
     expect((await redis.smembers(`bull:${queueName}:par:dependencies`)).sort()).toEqual([
       `bull:${queueName}:c-failed`,
       `bull:${queueName}:c-locked`,

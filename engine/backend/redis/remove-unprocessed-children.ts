@@ -13,14 +13,33 @@ import { QueueKeys } from '../../keys';
 import { checkJobId } from './operation-validation';
 import { removeJob } from './queue-cleanup';
 
-/** Splits `<prefix>:<queue>:<id>` on its last two colons, as the scripts split job keys. */
-function childLocation(childKey: string): { keys: QueueKeys; jobId: string } | undefined {
-  const idAt = childKey.lastIndexOf(':');
-  const queueAt = idAt > 0 ? childKey.lastIndexOf(':', idAt - 1) : -1;
-  if (queueAt <= 0) return undefined;
-  const prefix = childKey.slice(0, queueAt);
-  const queueName = childKey.slice(queueAt + 1, idAt);
-  const jobId = childKey.slice(idAt + 1);
+/**
+ * Where a child lives, from its full key `<prefix>:<queue>:<id>`. Queue names have no colon but
+ * prefixes and ids may: a child under the parent's prefix (every flow's default) is split after
+ * that prefix, so an id like `a:b:c` stays whole; any other key on its last two colons.
+ */
+function childLocation(
+  childKey: string,
+  parentPrefix: string,
+): { keys: QueueKeys; jobId: string } | undefined {
+  let prefix: string;
+  let queueName: string;
+  let jobId: string;
+  if (childKey.startsWith(`${parentPrefix}:`)) {
+    const rest = childKey.slice(parentPrefix.length + 1);
+    const at = rest.indexOf(':');
+    if (at <= 0) return undefined;
+    prefix = parentPrefix;
+    queueName = rest.slice(0, at);
+    jobId = rest.slice(at + 1);
+  } else {
+    const idAt = childKey.lastIndexOf(':');
+    const queueAt = idAt > 0 ? childKey.lastIndexOf(':', idAt - 1) : -1;
+    if (queueAt <= 0) return undefined;
+    prefix = childKey.slice(0, queueAt);
+    queueName = childKey.slice(queueAt + 1, idAt);
+    jobId = childKey.slice(idAt + 1);
+  }
   if (queueName === '' || jobId === '') return undefined;
   return { keys: new QueueKeys(prefix, queueName), jobId };
 }
@@ -40,7 +59,7 @@ export async function removeUnprocessedChildren(
     const page = await pendingPage(client, dependencies, kept);
     if (page.length === 0) return removed;
     for (const childKey of page) {
-      const child = childLocation(childKey);
+      const child = childLocation(childKey, keys.prefix);
       if (!child || (await isLockedOrFailed(client, child.keys, child.jobId))) {
         kept.add(childKey);
         continue;
