@@ -93,7 +93,8 @@ export class QueueEvents extends EventEmitter {
   private start?: Promise<string>;
   /** The running loop, awaited by close(). */
   private loop?: Promise<void>;
-  private closing?: Promise<void>;
+  /** Set once close() has begun, as bullmq's `closing`. */
+  closing: Promise<void> | undefined;
   /** Resolved once the loop has issued its first XREAD; rejected with ClosedError on close. */
   private readonly firstRead = deferred();
   /** Resolved by close(): every wait of the loop races it, so closing never hangs on Redis. */

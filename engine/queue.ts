@@ -519,7 +519,8 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   ): Promise<string[]> {
     const state: CleanState = type === 'waiting' ? 'wait' : type;
     const ids = await this.ops.clean(grace, limit, state);
-    this.emit('cleaned', ids, type);
+    // bullmq reports the state it cleaned, `waiting` as `wait`.
+    this.emit('cleaned', ids, state);
     return ids;
   }
 

@@ -342,3 +342,18 @@ describe('Queue options', () => {
     ).toThrow(/repeatStrategy/);
   });
 });
+
+describe('Queue local events', () => {
+  it('reports a clean of waiting jobs as bullmq does, under wait', async () => {
+    const { ours, theirs } = await pair('cleanedevt');
+    await ours.add('a', {});
+    const seen: unknown[] = [];
+    const seenByThem: unknown[] = [];
+    ours.on('cleaned', (ids: string[], type: string) => seen.push([ids.length, type]));
+    theirs.on('cleaned', (ids: string[], type: string) => seenByThem.push([ids.length, type]));
+    await ours.clean(0, 0, 'waiting');
+    await theirs.clean(0, 0, 'waiting');
+    expect(seen).toEqual([[1, 'wait']]);
+    expect(seenByThem).toEqual([[0, 'wait']]);
+  });
+});
