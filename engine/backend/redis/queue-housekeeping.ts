@@ -22,7 +22,7 @@ export function removeRateLimitKey(client: Redis, keys: QueueKeys): Promise<numb
   return client.del(keys.limiter);
 }
 
-/** Deletes the `priority` key of bullmq versions before 5 (spec §1); nothing writes it now. */
+/** Deletes the `priority` key bullmq versions before 5 kept; nothing writes it now. */
 export function removeDeprecatedPriorityKey(client: Redis, keys: QueueKeys): Promise<number> {
   return client.del(`${keys.base}priority`);
 }
@@ -37,7 +37,7 @@ export async function isMaxed(client: Redis, keys: QueueKeys): Promise<boolean> 
   return Number(active) >= Number(concurrency);
 }
 
-/** Connections named as QueueEvents of this queue (`<prefix>:<base64(queue)>:qe`, spec §13.2). */
+/** Connections named as QueueEvents of this queue (`<prefix>:<base64(queue)>:qe`, as bullmq names them). */
 export async function getQueueEventsClients(
   client: Redis,
   keys: QueueKeys,

@@ -1,7 +1,6 @@
 /**
  * bullmq's plain state reads that need no script: id ranges (Queue.getRanges), counts per
- * priority and the delayed count before a cutoff. Each reads the keys bullmq reads (spec §4,
- * §6.15), so the answers agree on data either library wrote.
+ * priority and the delayed count before a cutoff. Each reads the keys bullmq reads (docs/redis-keys.md), so the answers agree on data either library wrote.
  */
 import type { ChainableCommander, Redis } from 'ioredis';
 import { DEFAULTS } from '../../defaults';
@@ -12,10 +11,10 @@ import { stateKeyName } from './queue-reads';
 
 const LIST_STATES = new Set(['wait', 'paused', 'active']);
 
-/** A prioritized job's score is priority * 2^32 + a counter (spec §4.2). */
+/** A prioritized job's score is priority * 2^32 + a counter (docs/redis-keys.md). */
 const PRIORITY_SPAN = 2 ** 32;
 
-/** A delayed job's score is dueTs * 4096 + a sequence (spec §4.1). */
+/** A delayed job's score is dueTs * 4096 + a sequence (docs/redis-keys.md). */
 const DELAYED_SCORE_FACTOR = 4096;
 
 async function execAll(transaction: ChainableCommander): Promise<unknown[]> {
