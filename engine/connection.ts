@@ -1,8 +1,11 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { ValidationError } from './errors';
 
-/** How to reach Redis: ioredis options, a redis:// URL, or an ioredis instance to share. */
-export type ConnectionOptions = RedisOptions | string | Redis;
+/**
+ * How to reach Redis: ioredis options (with bullmq's `url` field: the URL is parsed by ioredis
+ * and the other fields apply on top), a redis:// URL, or an ioredis instance to share.
+ */
+export type ConnectionOptions = (RedisOptions & { url?: string }) | string | Redis;
 
 export interface ConnectOptions {
   /** Blocking connections (BZPOPMIN, XREAD BLOCK) must never give up on a command. */
@@ -46,6 +49,11 @@ export function connect(
     );
   }
   rejectKeyPrefix(connection);
+  const { url, ...options } = connection as RedisOptions & { url?: unknown };
+  if (url !== undefined) {
+    if (typeof url !== 'string') throw new ValidationError('connection.url must be a string');
+    return { client: watch(new Redis(url, { ...options, ...overrides })), owned: true };
+  }
   return { client: watch(new Redis({ ...connection, ...overrides })), owned: true };
 }
 

@@ -82,7 +82,8 @@ export class FlowProducer extends EventEmitter {
   private readonly connection: ManagedConnection;
   private readonly scopes = new Map<string, JobScope>();
   private readonly tracer: JobTracer;
-  private closing?: Promise<void>;
+  /** Set once close() (or disconnect()) has begun, as bullmq's `closing`. */
+  closing: Promise<void> | undefined;
 
   constructor(
     readonly opts: QueueBaseOptions,
@@ -128,25 +129,35 @@ export class FlowProducer extends EventEmitter {
     return scope;
   }
 
+  /**
+   * Adds one flow, atomically. Throws ParentJobNotFoundError (its root's outside parent is
+   * missing) or ParentJobCannotBeReplacedError (a node's custom id belongs to another parent),
+   * having written nothing.
+   */
   async add(flow: FlowJob, opts: FlowOpts = {}): Promise<JobNode> {
-    const [node] = await this.insert([flow], opts);
+    const [node] = await this.insert([flow], opts, true);
     return node!;
   }
 
-  /** Several flows, all or nothing, in one call. */
+  /**
+   * Adds several flows in one call; every flow is atomic. Bad input anywhere is a
+   * ValidationError and nothing is written. A flow that Redis-side checks refuse (as `add`
+   * would) is skipped while the others are written, and its tree is still returned, as bullmq
+   * 6.7's addBulk does; OxMQ also emits that refusal as an 'error' event when someone listens.
+   */
   addBulk(flows: FlowJob[], opts: FlowOpts = {}): Promise<JobNode[]> {
     if (!Array.isArray(flows)) throw new ValidationError('addBulk expects an array of flows');
-    return this.insert(flows, opts);
+    return this.insert(flows, opts, false);
   }
 
-  private async insert(flows: FlowJob[], opts: FlowOpts): Promise<JobNode[]> {
+  private async insert(flows: FlowJob[], opts: FlowOpts, single: boolean): Promise<JobNode[]> {
     if (this.closing) throw new ClosedError('FlowProducer is closed');
     if (flows.length === 0) return [];
     const plan: PlannedNode[] = [];
     const roots = flows.map((flow) => this.planNode(flow, opts, plan, undefined, new Set(), 0));
     if (!this.tracer.isEnabled()) {
       inheritTraceContext(plan);
-      return this.write(plan, roots);
+      return this.write(plan, roots, single);
     }
     const root = plan[roots[0]!]!;
     return withProducerSpan(
@@ -164,7 +175,7 @@ export class FlowProducer extends EventEmitter {
       async (flowSpan) => {
         const nodeSpans = this.traceNodes(plan, flowSpan);
         try {
-          return await this.write(plan, roots);
+          return await this.write(plan, roots, single);
         } catch (error) {
           nodeSpans.forEach((span) => span.fail(error));
           throw error;
@@ -208,14 +219,20 @@ export class FlowProducer extends EventEmitter {
     return spans;
   }
 
-  private async write(plan: PlannedNode[], roots: number[]): Promise<JobNode[]> {
-    const nodes = plan.map((node) => ({
+  private async write(plan: PlannedNode[], roots: number[], single: boolean): Promise<JobNode[]> {
+    // Parents come before their children in the plan, so a node's flow is its parent's.
+    const flowOf: number[] = [];
+    plan.forEach((node, i) => {
+      flowOf[i] = node.parentIndex === undefined ? i : flowOf[node.parentIndex]!;
+    });
+    const nodes = plan.map((node, i) => ({
       ...jobTable(node.keys.base, {
         ...node.prepared.job,
         customId: node.jobId,
         asParent: (node.flow.children?.length ?? 0) > 0,
       }),
       external: node.external,
+      flow: flowOf[i],
     }));
     const reply = await runScript(
       this.connection.client,
@@ -223,8 +240,16 @@ export class FlowProducer extends EventEmitter {
       [plan[0]!.keys.meta],
       [JSON.stringify(nodes), Date.now()],
     );
-    const ids = this.parseReply(reply, plan);
-    const created = plan.map((node, i) => this.toJob(node, ids[i]!));
+    const results = parseFlowReply(reply, plan.length);
+    for (const rootIndex of roots) {
+      const { code, culprit } = results[rootIndex]!;
+      if (code === undefined) continue;
+      const error = flowRefusal(code, plan[culprit ?? rootIndex] ?? plan[rootIndex]!);
+      if (single) throw error;
+      if (this.listenerCount('error') > 0) this.emit('error', error);
+    }
+    // A skipped flow's jobs carry the ids they would have had, as bullmq returns them.
+    const created = plan.map((node, i) => this.toJob(node, results[i]!.id ?? node.jobId));
     return roots.map((rootIndex) => buildTree(rootIndex, plan, created));
   }
 
@@ -298,30 +323,6 @@ export class FlowProducer extends EventEmitter {
     return index;
   }
 
-  private parseReply(reply: unknown, plan: PlannedNode[]): string[] {
-    if (!Array.isArray(reply) || reply.length === 0)
-      throw new UnexpectedReplyError(`addFlow replied ${JSON.stringify(reply)}`);
-    const code = Number(reply[0]);
-    if (code < 0) {
-      const node = plan[Number(reply[1]) - 1];
-      const where = node
-        ? `node "${node.flow.name}" (${node.keys.queueName}:${node.jobId})`
-        : 'a node';
-      if (code === -5)
-        throw new ParentJobNotFoundError(
-          `The parent of ${where} does not exist; nothing was added`,
-        );
-      if (code === -7)
-        throw new ParentJobCannotBeReplacedError(
-          `${where} already belongs to another parent; nothing was added`,
-        );
-      throw new UnexpectedReplyError(`addFlow failed with ${code} at ${where}`);
-    }
-    const ids: string[] = [];
-    for (let i = 1; i < reply.length; i += 2) ids.push(String(reply[i]));
-    return ids;
-  }
-
   private toJob(node: PlannedNode, jobId: string): Job {
     const job = new Job(
       this.scopeFor(node.keys),
@@ -352,8 +353,21 @@ export class FlowProducer extends EventEmitter {
     });
   }
 
+  /** Resolves once the connection answers. */
+  async waitUntilReady(): Promise<void> {
+    await this.connection.client.ping();
+  }
+
   async close(): Promise<void> {
     this.closing ??= release(this.connection);
+    await this.closing;
+  }
+
+  /** Drops the connection at once, without waiting for pending commands. */
+  async disconnect(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.connection.owned) this.connection.client.disconnect();
+    })();
     await this.closing;
   }
 }
@@ -398,6 +412,45 @@ function inheritTraceContext(plan: PlannedNode[]): void {
       tracestate: parent.tracestate,
     });
   }
+}
+
+interface NodeResult {
+  /** The id written. */
+  id?: string;
+  /** The refusal code of the node's flow, which was not written... */
+  code?: number;
+  /** ...and the plan index of the node whose check failed. */
+  culprit?: number;
+}
+
+/** Per node of the plan: what the addFlow script did with it. */
+function parseFlowReply(reply: unknown, count: number): NodeResult[] {
+  if (!Array.isArray(reply) || Number(reply[0]) !== 0 || reply.length !== 1 + 2 * count) {
+    throw new UnexpectedReplyError(`addFlow replied ${JSON.stringify(reply)}`);
+  }
+  const results: NodeResult[] = [];
+  for (let i = 1; i < reply.length; i += 2) {
+    const flag = Number(reply[i + 1]);
+    results.push(
+      flag < 0 ? { code: flag, culprit: Number(reply[i]) - 1 } : { id: String(reply[i]) },
+    );
+  }
+  return results;
+}
+
+function flowRefusal(code: number, node: PlannedNode): Error {
+  const where = `node "${node.flow.name}" (${node.keys.queueName}:${node.jobId})`;
+  if (code === -5) {
+    return new ParentJobNotFoundError(
+      `The parent of ${where} does not exist; its flow was not added`,
+    );
+  }
+  if (code === -7) {
+    return new ParentJobCannotBeReplacedError(
+      `${where} already belongs to another parent; its flow was not added`,
+    );
+  }
+  return new UnexpectedReplyError(`addFlow refused ${where} with ${code}`);
 }
 
 /** The returned tree, rebuilt from the plan (children in the order they were given). */

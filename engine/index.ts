@@ -3,6 +3,9 @@
  */
 export { Queue } from './queue';
 export type { BulkJob, WorkerInfo } from './queue';
+export type { QueueMeta } from './queue-meta';
+export type { JobJson } from './job-json';
+export type { DependencyItem, DependencyListing } from './backend/redis/dependency-page';
 export { Worker, workerConnectionName } from './worker';
 export type { Processor, GracefulCloseReport } from './worker';
 export { BatchWorker, BATCH_DEFAULTS } from './batch-worker';
@@ -14,6 +17,8 @@ export type { FlowJob, FlowChildJob, FlowOpts, JobNode } from './flow-producer';
 export type { ReadFlowOptions } from './flow-reader';
 export { QueueEvents } from './queue-events';
 export type { QueueEventsOptions, QueueEventsListener, QueueEventArgs } from './queue-events';
+export { QueueEventsProducer } from './queue-events-producer';
+export type { QueueEventsProducerOptions } from './queue-events-producer';
 export { Job, truncateUtf8 } from './job';
 export type { ParentLink, FinishedEventsSource } from './job';
 export type {

@@ -1,6 +1,7 @@
 import { ValidationError } from './errors';
 import { DEFAULTS } from './defaults';
 import { TraceContext } from './telemetry/trace-context';
+import { rejectUnknownJobOptions, rejectUnknownKeys } from './job-option-names';
 
 export interface BackoffOptions {
   /** `fixed`, `exponential`, or the name of a custom strategy given to the Worker. */
@@ -87,7 +88,13 @@ export interface JobsOptions {
   parent?: { id: string; queue: string };
   /** OxMQ extension: the tenant group the job belongs to (no priority then). */
   group?: GroupOptions;
-  // Keys this type does not list still travel through to Redis untouched, as with bullmq.
+  /** Flat spelling of `group: { id }`, rewritten before storing (engine/job-option-aliases.ts). */
+  groupKey?: string;
+  /** Flat spelling of `deduplication: { id }`, rewritten before storing. */
+  deduplicationId?: string;
+  /** Debounce window in ms (needs a deduplication id): `deduplication` in replace + extend mode. */
+  debounceDuration?: number;
+  // Any other key is refused with a ValidationError naming it (engine/job-option-names.ts).
 }
 
 /** Options stored in the hash use these short keys (spec §2.4); everything else keeps its name. */
@@ -156,6 +163,12 @@ function isNonNegativeInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }
 
+const KEEP_JOBS_KEYS = new Set(['age', 'count', 'limit']);
+const DEDUPLICATION_KEYS = new Set(['id', 'ttl', 'extend', 'replace', 'reschedule']);
+const BACKOFF_KEYS = new Set(['type', 'delay', 'jitter', 'maxDelay']);
+const PARENT_KEYS = new Set(['id', 'queue']);
+const TELEMETRY_KEYS = new Set(['metadata', 'omitContext']);
+
 function validateKeepJobs(name: string, keep: unknown): void {
   if (keep === undefined || typeof keep === 'boolean') return;
   if (typeof keep === 'number') {
@@ -166,6 +179,7 @@ function validateKeepJobs(name: string, keep: unknown): void {
   if (keep === null || typeof keep !== 'object') {
     throw new ValidationError(`${name} must be a boolean, a count or { age, count, limit }`);
   }
+  rejectUnknownKeys(keep, KEEP_JOBS_KEYS, `${name} field`);
   for (const field of ['age', 'count', 'limit'] as const) {
     const value = (keep as Record<string, unknown>)[field];
     if (
@@ -236,6 +250,7 @@ export function validateJobOptions(opts: JobsOptions): void {
   if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) {
     throw new ValidationError('job options must be an object');
   }
+  rejectUnknownJobOptions(opts);
   validateJobId(opts.jobId);
   if (opts.priority !== undefined) {
     if (!isNonNegativeInteger(opts.priority) || opts.priority > DEFAULTS.maxPriority) {
@@ -281,9 +296,6 @@ export function validateJobOptions(opts: JobsOptions): void {
   else if (opts.tracestate !== undefined) {
     throw new ValidationError('tracestate needs a traceparent');
   }
-  if ((opts as Record<string, unknown>).debounce !== undefined) {
-    throw new ValidationError('debounce was removed in bullmq 6: use deduplication');
-  }
 }
 
 function validateTelemetry(telemetry: JobsOptions['telemetry']): void {
@@ -291,6 +303,7 @@ function validateTelemetry(telemetry: JobsOptions['telemetry']): void {
   if (telemetry === null || typeof telemetry !== 'object' || Array.isArray(telemetry)) {
     throw new ValidationError('telemetry must be an object { metadata?, omitContext? }');
   }
+  rejectUnknownKeys(telemetry, TELEMETRY_KEYS, 'telemetry field');
   if (telemetry.metadata !== undefined && typeof telemetry.metadata !== 'string') {
     throw new ValidationError('telemetry.metadata must be a string');
   }
@@ -304,6 +317,10 @@ function validateDeduplication(de: JobsOptions['deduplication'], hasParent: bool
   if (de === null || typeof de !== 'object' || typeof de.id !== 'string' || de.id.length === 0) {
     throw new ValidationError('deduplication needs a non-empty string id');
   }
+  rejectUnknownKeys(de, DEDUPLICATION_KEYS, 'deduplication field', {
+    keepLastIfActive:
+      'OxMQ does not implement keeping the last job while the owner is active; drop it, or use replace (debounce) with a delay',
+  });
   if (
     de.ttl !== undefined &&
     !(typeof de.ttl === 'number' && de.ttl > 0 && Number.isFinite(de.ttl))
@@ -334,6 +351,7 @@ function validateParent(parent: JobsOptions['parent']): void {
   ) {
     throw new ValidationError('parent must be { id, queue: "<prefix>:<queueName>" }');
   }
+  rejectUnknownKeys(parent, PARENT_KEYS, 'parent field');
 }
 
 function validateBackoff(backoff: JobsOptions['backoff']): void {
@@ -346,6 +364,7 @@ function validateBackoff(backoff: JobsOptions['backoff']): void {
   if (backoff === null || typeof backoff !== 'object' || typeof backoff.type !== 'string') {
     throw new ValidationError('backoff must be a number or { type, delay, jitter?, maxDelay? }');
   }
+  rejectUnknownKeys(backoff, BACKOFF_KEYS, 'backoff field');
   if (backoff.delay !== undefined && !(backoff.delay >= 0 && Number.isFinite(backoff.delay))) {
     throw new ValidationError('backoff.delay must be a non-negative number of ms');
   }

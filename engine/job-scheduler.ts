@@ -32,6 +32,7 @@ import type { Redis } from 'ioredis';
 import { ValidationError } from './errors';
 import { Job } from './job';
 import { encodeOptions, serializeData, validateJobOptions } from './job-options';
+import { resolveOptionAliases } from './job-option-aliases';
 import type { JobsOptions } from './job-options';
 import type { JobScope } from './job-scope';
 import type { QueueKeys } from './keys';
@@ -124,10 +125,11 @@ export class JobScheduler {
     }
     const name = template.name ?? (id as NameType);
     if (typeof name !== 'string') throw new ValidationError('template name must be a string');
-    const given = template.opts ?? {};
-    if (given === null || typeof given !== 'object' || Array.isArray(given)) {
+    const rawGiven = template.opts ?? {};
+    if (rawGiven === null || typeof rawGiven !== 'object' || Array.isArray(rawGiven)) {
       throw new ValidationError('template opts must be an object');
     }
+    const given = resolveOptionAliases(rawGiven);
     for (const option of SCHEDULE_OWNED_OPTIONS) {
       if ((given as Record<string, unknown>)[option] !== undefined) {
         throw new ValidationError(`template opts cannot set ${option}: the schedule decides it`);

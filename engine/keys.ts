@@ -97,6 +97,20 @@ export class QueueKeys {
   get waitingChildren() {
     return this.base + 'waiting-children';
   }
+  // bullmq's KeysMap spells these as the key suffixes themselves; the same keys under its names.
+  get ''() {
+    return this.base;
+  }
+  get 'waiting-children'() {
+    return this.waitingChildren;
+  }
+  get 'stalled-check'() {
+    return this.stalledCheck;
+  }
+  /** The prefix of deduplication keys (`Q de`; a window is `Q de:<id>`). */
+  get de() {
+    return this.base + 'de';
+  }
   deduplication(deduplicationId: string): string {
     return `${this.base}de:${deduplicationId}`;
   }

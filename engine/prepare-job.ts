@@ -1,6 +1,7 @@
 import type { NewJob, ParentLinkFields } from './backend/queue-backend';
 import { ValidationError } from './errors';
 import { encodeOptions, serializeData, validateJobOptions, type JobsOptions } from './job-options';
+import { resolveOptionAliases } from './job-option-aliases';
 import type { TraceCarrier } from './telemetry/job-tracer';
 
 export interface PreparedJob {
@@ -34,7 +35,10 @@ export function prepareJob(
   defaults: JobsOptions = {},
 ): PreparedJob {
   if (typeof name !== 'string') throw new ValidationError('job name must be a string');
-  const merged: JobsOptions = { ...defaults, ...opts };
+  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) {
+    throw new ValidationError('job options must be an object');
+  }
+  const merged: JobsOptions = { ...resolveOptionAliases(defaults), ...resolveOptionAliases(opts) };
   validateJobOptions(merged);
   const fields: Record<string, string> = {};
   if (merged.traceparent) fields.traceparent = merged.traceparent;

@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import { connect, type ConnectionOptions, type ManagedConnection } from './connection';
 import { DEFAULTS } from './defaults';
-import { ClosedError } from './errors';
+import { ClosedError, ValidationError } from './errors';
 import { QueueKeys } from './keys';
 
 export interface QueueEventsOptions {
@@ -25,6 +25,10 @@ export interface QueueEventsOptions {
   lastEventId?: string;
   /** Milliseconds one XREAD blocks for (default 10000). 0 blocks forever. */
   blockingTimeout?: number;
+  /** bullmq switches with no effect here (see QueueBaseOptions): accepted so bullmq code runs. */
+  skipVersionCheck?: boolean;
+  blockingConnection?: boolean;
+  skipWaitingForReady?: boolean;
 }
 
 /** Payload of every stream event: its fields without `event`, as strings unless converted. */
@@ -89,17 +93,24 @@ export class QueueEvents extends EventEmitter {
   private start?: Promise<string>;
   /** The running loop, awaited by close(). */
   private loop?: Promise<void>;
-  private closing?: Promise<void>;
+  /** Set once close() has begun, as bullmq's `closing`. */
+  closing: Promise<void> | undefined;
   /** Resolved once the loop has issued its first XREAD; rejected with ClosedError on close. */
   private readonly firstRead = deferred();
   /** Resolved by close(): every wait of the loop races it, so closing never hangs on Redis. */
   private readonly stopped = deferred();
 
+  /** The Redis key of `type` in this queue, as bullmq's toKey. */
+  readonly toKey = (type: string): string => this.keys.base + type;
+
   constructor(
     readonly name: string,
-    opts: QueueEventsOptions,
+    readonly opts: QueueEventsOptions,
   ) {
     super();
+    if (!opts || opts.connection === undefined) {
+      throw new ValidationError('QueueEvents needs a connection option');
+    }
     this.prefix = opts.prefix ?? DEFAULTS.prefix;
     this.keys = new QueueKeys(this.prefix, name);
     this.blockingTimeout = opts.blockingTimeout ?? DEFAULTS.queueEvents.blockingTimeout;
@@ -140,6 +151,16 @@ export class QueueEvents extends EventEmitter {
     if (this.loop) return Promise.reject(new Error('QueueEvents is already running'));
     this.loop = this.consume();
     return this.loop;
+  }
+
+  /** `<prefix>:<name>`. */
+  get qualifiedName(): string {
+    return this.keys.queueKey;
+  }
+
+  /** The same as close(): the reading connection is always dropped, never drained. */
+  disconnect(): Promise<void> {
+    return this.close();
   }
 
   /** Stops reading, drops the connection (interrupting a pending XREAD), emits 'closed'. */

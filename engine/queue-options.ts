@@ -12,6 +12,15 @@ export interface QueueBaseOptions {
    * through the global OpenTelemetry API, which costs nothing until an SDK is registered.
    */
   telemetry?: Telemetry;
+  /**
+   * bullmq's switches that have no effect on OxMQ, accepted so bullmq code compiles and runs
+   * unchanged: OxMQ checks no Redis version (skipVersionCheck), a Queue or FlowProducer holds no
+   * blocking connection (blockingConnection), and commands queue until the connection is ready
+   * rather than waiting for it up front (skipWaitingForReady).
+   */
+  skipVersionCheck?: boolean;
+  blockingConnection?: boolean;
+  skipWaitingForReady?: boolean;
 }
 
 export interface QueueOptions extends QueueBaseOptions {
@@ -19,4 +28,10 @@ export interface QueueOptions extends QueueBaseOptions {
   streams?: { events?: { maxLen?: number } };
   /** Do not write meta.version / meta.opts.maxLenEvents on startup. */
   skipMetasUpdate?: boolean;
+  /**
+   * bullmq's custom repeat strategy and legacy repeat key hash. OxMQ computes cron iterations
+   * itself (cron-parser, as bullmq's default strategy) and has no legacy repeatable jobs, so a
+   * Queue given either refuses it with a ValidationError rather than ignoring it.
+   */
+  settings?: { repeatStrategy?: unknown; repeatKeyHashAlgorithm?: string };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { RedisQueueBackend } from './backend/redis/redis-queue-backend';
 import { RedisQueueOperations } from './backend/redis/queue-operations';
@@ -11,12 +12,17 @@ import type {
   JobStateReply,
 } from './backend/queue-operations';
 import type { Metrics } from './backend/queue-backend';
+import * as ranges from './backend/redis/queue-ranges';
+import * as housekeeping from './backend/redis/queue-housekeeping';
+import { removeOrphanedJobs } from './backend/redis/remove-orphaned-jobs';
+import { getDependencyListing, type DependencyListing } from './backend/redis/dependency-page';
 import { exportQueuePrometheusMetrics } from './admin/prometheus/queue-export';
 import { connect, release, untilDisconnected, type ManagedConnection } from './connection';
 import { DEFAULTS } from './defaults';
 import { ClosedError, ValidationError } from './errors';
 import { Job } from './job';
 import { validateJobOptions, type JobsOptions } from './job-options';
+import { resolveOptionAliases } from './job-option-aliases';
 import { prepareJob, withTraceCarrier, type PreparedJob } from './prepare-job';
 import type { JobTracer } from './telemetry/job-tracer';
 import { producerAttributes, producerParent, withProducerSpan } from './telemetry/producer-spans';
@@ -30,6 +36,7 @@ import {
 } from './job-scheduler';
 import type { JobScope } from './job-scope';
 import { QueueKeys } from './keys';
+import { parseQueueMeta, type QueueMeta } from './queue-meta';
 import type { QueueOptions } from './queue-options';
 import { OXMQ_LIB_NAME, OXMQ_VERSION } from './version';
 
@@ -68,7 +75,12 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   private readonly ready: Promise<void>;
   private readonly scheduler: JobScheduler;
   private readonly tracer: JobTracer;
-  private closing?: Promise<void>;
+  /** Set once close() (or disconnect()) has begun, as bullmq's `closing`. */
+  closing: Promise<void> | undefined;
+  /** A random id of this Queue instance, as bullmq's `token`. */
+  readonly token = randomUUID();
+  /** The Redis key of `type` in this queue (`toKey('wait')` is `<prefix>:<name>:wait`). */
+  readonly toKey = (type: string): string => this.keys.base + type;
 
   constructor(
     readonly name: string,
@@ -78,10 +90,18 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     if (!opts || opts.connection === undefined) {
       throw new ValidationError('Queue needs a connection option');
     }
+    const settings = opts.settings as Record<string, unknown> | undefined;
+    for (const setting of ['repeatStrategy', 'repeatKeyHashAlgorithm']) {
+      if (settings?.[setting] !== undefined) {
+        throw new ValidationError(
+          `Queue settings.${setting} is not supported: OxMQ computes cron iterations itself and has no legacy repeatable jobs`,
+        );
+      }
+    }
     this.prefix = opts.prefix ?? DEFAULTS.prefix;
     this.keys = new QueueKeys(this.prefix, name);
     this.tracer = tracerFor(opts.telemetry);
-    this.defaultJobOptions = { ...(opts.defaultJobOptions ?? {}) };
+    this.defaultJobOptions = resolveOptionAliases({ ...(opts.defaultJobOptions ?? {}) });
     if (opts.defaultJobOptions) validateJobOptions(this.defaultJobOptions);
     this.connection = connect(opts.connection);
     this.connection.client.on('error', (error: Error) => this.emitError(error));
@@ -98,17 +118,44 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     this.ready.catch((error: unknown) => this.emitError(error));
   }
 
+  /** `<prefix>:<name>`, the form a child's parent link stores. */
+  get qualifiedName(): string {
+    return this.keys.queueKey;
+  }
+
+  /** bullmq's name of defaultJobOptions. */
+  get jobsOpts(): JobsOptions {
+    return this.defaultJobOptions;
+  }
+
+  /** The meta fields this Queue writes when it starts (unless skipMetasUpdate). */
+  get metaValues(): Record<string, string | number> {
+    return {
+      'opts.maxLenEvents': this.opts.streams?.events?.maxLen ?? DEFAULTS.maxLenEvents,
+      version: `${OXMQ_LIB_NAME}:${OXMQ_VERSION}`,
+    };
+  }
+
+  /** The storage backend of this queue (OxMQ's own class, not bullmq's). */
+  getBackend(): RedisQueueBackend {
+    return this.backend;
+  }
+
+  /** The job scheduler service behind upsertJobScheduler & co. */
+  get jobScheduler(): Promise<JobScheduler> {
+    return Promise.resolve(this.scheduler);
+  }
+
   /** Resolves once the queue wrote its meta (or failed to). */
   async waitUntilReady(): Promise<void> {
     await this.ready;
   }
 
   private async writeMeta(): Promise<void> {
-    const maxLen = this.opts.streams?.events?.maxLen ?? DEFAULTS.maxLenEvents;
-    await this.backend.writeQueueMeta({
-      'opts.maxLenEvents': String(maxLen),
-      version: `${OXMQ_LIB_NAME}:${OXMQ_VERSION}`,
-    });
+    const values = this.metaValues;
+    await this.backend.writeQueueMeta(
+      Object.fromEntries(Object.entries(values).map(([field, value]) => [field, String(value)])),
+    );
   }
 
   private emitError(error: unknown): void {
@@ -245,8 +292,79 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     return rows.map((row) => Job.fromHash<DataType, ReturnType, NameType>(this, row.id, row.hash));
   }
 
+  /** Counts per state, each under the name the caller used (`wait` and `waiting` both work). */
   async getJobCounts(...types: JobState[]): Promise<Record<string, number>> {
-    return this.ops.getCounts(types.length > 0 ? normalizeTypes(types) : [...DEFAULT_COUNT_STATES]);
+    const flat = types.flat() as JobState[];
+    return this.ops.getCounts(flat.length > 0 ? [...new Set(flat)] : [...DEFAULT_COUNT_STATES]);
+  }
+
+  /** getJobCounts, also recorded as the `bullmq.queue.jobs` gauge when the telemetry option has a meter. */
+  async recordJobCountsMetric(...types: JobState[]): Promise<Record<string, number>> {
+    const counts = await this.getJobCounts(...types);
+    const meter = this.opts.telemetry?.meter;
+    if (meter) {
+      const gauge = meter.createGauge('bullmq.queue.jobs', {
+        description: 'Number of jobs in the queue by state',
+        unit: '{jobs}',
+      });
+      for (const [state, count] of Object.entries(counts)) {
+        gauge.record(count, { 'bullmq.queue.name': this.name, 'bullmq.queue.jobs.state': state });
+      }
+    }
+    return counts;
+  }
+
+  getCompletedCount(): Promise<number> {
+    return this.getJobCountByTypes('completed');
+  }
+  getFailedCount(): Promise<number> {
+    return this.getJobCountByTypes('failed');
+  }
+  getActiveCount(): Promise<number> {
+    return this.getJobCountByTypes('active');
+  }
+  getPrioritizedCount(): Promise<number> {
+    return this.getJobCountByTypes('prioritized');
+  }
+  getWaitingCount(): Promise<number> {
+    return this.getJobCountByTypes('waiting');
+  }
+  getWaitingChildrenCount(): Promise<number> {
+    return this.getJobCountByTypes('waiting-children');
+  }
+  /** Delayed jobs; with `timestamp` (ms), only those due strictly before it. */
+  getDelayedCount(timestamp?: number): Promise<number> {
+    return ranges.getDelayedCount(this.connection.client, this.keys, timestamp);
+  }
+
+  /** Waiting jobs per priority (0: the wait list), keyed by the priorities asked for. */
+  getCountsPerPriority(priorities: number[]): Promise<Record<string, number>> {
+    return ranges.getCountsPerPriority(this.connection.client, this.keys, priorities);
+  }
+
+  /** Job ids in [start, end] of each state (bullmq's default end is 1), each id once. */
+  getRanges(types: JobState | JobState[], start = 0, end = 1, asc = false): Promise<string[]> {
+    return ranges.getRanges(
+      this.connection.client,
+      this.keys,
+      Array.isArray(types) ? types : [types],
+      start,
+      end,
+      asc,
+    );
+  }
+
+  /**
+   * One page of a parent's pending or processed children: their full keys (`v`: a processed
+   * child's return value), the children that still exist as JobJson, and the total.
+   */
+  getDependencies(
+    parentId: string,
+    type: 'processed' | 'pending',
+    start: number,
+    end: number,
+  ): Promise<DependencyListing> {
+    return getDependencyListing(this.connection.client, this.keys, parentId, type, start, end);
   }
 
   async getJobCountByTypes(...types: JobState[]): Promise<number> {
@@ -318,9 +436,19 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     return this.backend.getMetrics(type, start, end);
   }
 
-  /** The id of the job that owns deduplication window `deduplicationId`, if it is open. */
-  getDeduplicationJobId(deduplicationId: string): Promise<string | undefined> {
-    return this.backend.getDeduplicationJobId(deduplicationId);
+  /** The id of the job that owns deduplication window `deduplicationId`; null when none is open. */
+  async getDeduplicationJobId(deduplicationId: string): Promise<string | null> {
+    return (await this.backend.getDeduplicationJobId(deduplicationId)) ?? null;
+  }
+
+  /** @deprecated bullmq's old name of getDeduplicationJobId. */
+  getDebounceJobId(id: string): Promise<string | null> {
+    return this.getDeduplicationJobId(id);
+  }
+
+  /** @deprecated bullmq's old name of removeDeduplicationKey. */
+  removeDebounceKey(id: string): Promise<number> {
+    return this.removeDeduplicationKey(id);
   }
 
   /** Closes a deduplication window now, whoever owns it; 1 if one was open. */
@@ -391,7 +519,8 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   ): Promise<string[]> {
     const state: CleanState = type === 'waiting' ? 'wait' : type;
     const ids = await this.ops.clean(grace, limit, state);
-    this.emit('cleaned', ids, type);
+    // bullmq reports the state it cleaned, `waiting` as `wait`.
+    this.emit('cleaned', ids, state);
     return ids;
   }
 
@@ -472,6 +601,45 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
 
   getRateLimitTtl(maxJobs?: number): Promise<number> {
     return this.ops.getRateLimitTtl(maxJobs);
+  }
+
+  /** Ends the current rate-limit window (or a manual rateLimit) now; 1 if there was one. */
+  removeRateLimitKey(): Promise<number> {
+    return housekeeping.removeRateLimitKey(this.connection.client, this.keys);
+  }
+
+  /** True when a global concurrency is set and that many jobs are active. */
+  isMaxed(): Promise<boolean> {
+    return housekeeping.isMaxed(this.connection.client, this.keys);
+  }
+
+  /** Trims the events stream to about `maxLength` entries; returns how many were dropped. */
+  trimEvents(maxLength: number): Promise<number> {
+    return housekeeping.trimEvents(this.connection.client, this.keys, maxLength);
+  }
+
+  /** Deletes the `priority` key bullmq versions before 5 wrote; 1 if it existed. */
+  removeDeprecatedPriorityKey(): Promise<number> {
+    return housekeeping.removeDeprecatedPriorityKey(this.connection.client, this.keys);
+  }
+
+  /**
+   * Deletes job keys that no state holds any more (left by crashes of old bullmq versions):
+   * scans `count` keys per step, removes at most `limit` jobs (0: all). Returns how many.
+   */
+  removeOrphanedJobs(count: number = DEFAULTS.chunkSize, limit = 0): Promise<number> {
+    return removeOrphanedJobs(this.connection.client, this.keys, count, limit);
+  }
+
+  /** Sets a job's progress from outside a worker: the stream's `progress` event and a local one. */
+  async updateJobProgress(jobId: string, progress: number | object): Promise<void> {
+    await this.backend.updateProgress(jobId, JSON.stringify(progress));
+    this.emit('progress', jobId, progress);
+  }
+
+  /** Appends a log line to a job, keeping the newest `keepLogs` lines when given. */
+  addJobLog(jobId: string, logRow: string, keepLogs?: number): Promise<number> {
+    return this.backend.addLog(jobId, String(logRow), keepLogs);
   }
 
   // ---- tenant groups (OxMQ extension; jobs join one with the `group: { id }` option) ----
@@ -563,13 +731,28 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     return (await this.getWorkers()).length;
   }
 
-  async getMeta(): Promise<Record<string, string | number | boolean> & { paused: boolean }> {
-    const meta = await this.ops.getMeta();
-    return { ...meta, paused: meta.paused === '1' };
+  /** QueueEvents connected to this queue, from their connections' names. */
+  async getQueueEvents(): Promise<WorkerInfo[]> {
+    const clients = await housekeeping.getQueueEventsClients(this.connection.client, this.keys);
+    return clients.map((client) => ({ ...client, rawname: client.name ?? '', name: this.name }));
   }
 
-  async getVersion(): Promise<string | undefined> {
-    return (await this.ops.getMeta()).version;
+  /** The meta hash with bullmq's parsing: numbers for the limits, `paused` a boolean. */
+  async getMeta(): Promise<QueueMeta> {
+    return parseQueueMeta(await this.ops.getMeta());
+  }
+
+  /** `<library>:<version>` of the last Queue that wrote the meta; null when none did. */
+  async getVersion(): Promise<string | null> {
+    return (await this.ops.getMeta()).version ?? null;
+  }
+
+  /** Drops the connection at once, without waiting for pending commands. */
+  async disconnect(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.connection.owned) this.connection.client.disconnect();
+    })();
+    await this.closing;
   }
 
   async close(): Promise<void> {

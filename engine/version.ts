@@ -1,5 +1,11 @@
 /** OxMQ's version; kept equal to package.json by a test. Used in script names and meta.version. */
 export const OXMQ_VERSION = '0.1.0';
 
-/** The library name written to a queue's meta `version` field (`<libName>:<version>`). */
-export const OXMQ_LIB_NAME = 'oxmq';
+/**
+ * The library name written to a queue's meta `version` field (`<libName>:<version>`). It names
+ * OxMQ and starts with `bullmq`, as libraries of the bullmq family name themselves (bullmq-pro):
+ * Bull-Board's BullMQAdapter takes a queue whose version starts with `bullmq` and refuses any
+ * other, so this is what lets a board built for bullmq take an OxMQ Queue unchanged. Nothing in
+ * bullmq or Bull-Board reads more of it than that prefix.
+ */
+export const OXMQ_LIB_NAME = 'bullmq-oxmq';

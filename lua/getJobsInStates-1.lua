@@ -7,7 +7,7 @@
 
   KEYS[1] Q (queue key prefix, with trailing colon; state keys are built from it)
 
-  ARGV[1] start  ARGV[2] end (-1: to the end)  ARGV[3] "1" ascending | "0" descending
+  ARGV[1] start  ARGV[2] end (negative indexes count from the end, -1 the last)  ARGV[3] "1" ascending | "0" descending
   ARGV[4] max extra windows read to replace skipped ids
   ARGV[5..] states: wait, paused, active, delayed, prioritized, completed, failed, waiting-children
 
@@ -49,8 +49,9 @@ for i = 5, #ARGV do
   local state = ARGV[i]
   local key = Q .. state
   local isList = listStates[state]
+  -- A window with a negative index counts from the end: read it once, without back-filling.
   local wanted = nil
-  if stop >= 0 then
+  if start >= 0 and stop >= 0 then
     wanted = stop - start + 1
   end
   if wanted == nil or wanted > 0 then

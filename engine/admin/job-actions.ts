@@ -6,6 +6,7 @@
 import type { Redis } from 'ioredis';
 import type { JobsOptions } from '../job-options';
 import { queueHandle } from './queue-handle';
+import { acceptedJobOptions } from '../job-option-names';
 
 export type JobAction =
   | { kind: 'retry' }
@@ -71,7 +72,8 @@ export async function duplicateJob(
   const queue = queueHandle(client, prefix, queueName);
   const job = await queue.getJob(jobId);
   if (!job) return undefined;
-  const opts: JobsOptions & Record<string, unknown> = { ...job.opts };
+  // Only options an add accepts: a bullmq producer may have stored fields OxMQ refuses.
+  const opts: JobsOptions & Record<string, unknown> = { ...acceptedJobOptions(job.opts) };
   for (const key of ['jobId', 'parent', 'deduplication', 'repeat', 'repeatJobKey', 'prevMillis']) {
     delete opts[key];
   }

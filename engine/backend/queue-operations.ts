@@ -146,6 +146,11 @@ export interface QueueOperations {
    * the child records), releasing a parent left with none. False when it was not pending there.
    */
   removeChildDependency(jobId: string, parentKey?: string): Promise<boolean>;
+  /**
+   * Removes the job's pending children (each with its descendants), leaving locked and failed
+   * ones; a parent left with none pending is released. Returns how many were removed.
+   */
+  removeUnprocessedChildren(jobId: string): Promise<number>;
 }
 
 /** A tenant group as the console sees it (one atomic read). */

@@ -145,23 +145,23 @@ export function validateRepeatOptions(repeat: unknown, now: number): ValidRepeat
   if (every !== undefined && !isPositiveInteger(every)) {
     throw new ValidationError('every must be a positive integer number of ms');
   }
+  // With every, bullmq 6.7 accepts and stores tz though an interval in ms has no use for it;
+  // so does OxMQ, so a scheduler definition written for bullmq is accepted unchanged.
+  if (tz !== undefined && (typeof tz !== 'string' || !isKnownTimeZone(tz))) {
+    throw new ValidationError(`unknown time zone "${String(tz)}"`);
+  }
   if (pattern !== undefined) {
     if (typeof pattern !== 'string' || pattern.trim() === '') {
       throw new ValidationError('pattern must be a non-empty cron string');
-    }
-    if (tz !== undefined && (typeof tz !== 'string' || !isKnownTimeZone(tz))) {
-      throw new ValidationError(`unknown time zone "${String(tz)}"`);
     }
     try {
       CronExpressionParser.parse(pattern, tz === undefined ? {} : { tz: tz as string });
     } catch (error) {
       throw new ValidationError(`cron pattern "${pattern}" does not parse: ${String(error)}`);
     }
-  } else {
-    if (tz !== undefined) throw new ValidationError('tz only applies to a cron pattern');
-    // `immediately` with `every` is accepted and changes nothing, as in bullmq: an every
-    // schedule runs its first job at once anyway.
   }
+  // `immediately` with `every` is accepted as bullmq accepts it, and changes nothing: an every
+  // schedule runs its first job at once anyway.
   if (limit !== undefined && !isPositiveInteger(limit)) {
     throw new ValidationError('limit must be a positive integer');
   }

@@ -123,7 +123,7 @@ describe('getQueueOverview', () => {
     // The first minute is not closed yet: bullmq's layout keeps it as count - prevCount.
     expect(overview.metrics.completed.pending).toBe(3);
     expect(overview.metrics.failed.pending).toBe(1);
-    expect(overview.version).toMatch(/^oxmq:/);
+    expect(overview.version).toMatch(/^bullmq-oxmq:/);
 
     await worker.close();
     await pauseQueue(client, prefix, name);

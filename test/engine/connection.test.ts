@@ -41,6 +41,17 @@ describe('connection option', () => {
     expect(await redis.hget(`bull:${name}:${job.id}`, 'returnvalue')).toBe('"WORLD"');
   });
 
+  it('honours a url field in the options, with the other fields on top (as bullmq)', async () => {
+    const name = uniqueQueueName('urlopt');
+    const queue = track(new Queue(name, { connection: { url: redisUrl(), db: 3 } }));
+    const job = await queue.add('one', {});
+    const db3 = track(new Redis({ ...redisOptions(), db: 3 }));
+    expect(await db3.hget(`bull:${name}:${job.id}`, 'name')).toBe('one');
+    expect(() => new Queue(name, { connection: { url: 42 as unknown as string } })).toThrow(
+      ValidationError,
+    );
+  });
+
   it('accepts an ioredis options object', async () => {
     const name = uniqueQueueName('opts');
     const queue = track(new Queue(name, { connection: { ...redisOptions(), db: 0 } }));

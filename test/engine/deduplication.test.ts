@@ -75,7 +75,7 @@ describe('simple mode (no ttl)', () => {
     startWorker(name);
     await waitFor(() => finishedIn(redis, name, 'completed', first.id));
     expect(await redis.exists(dedupKey('d'))).toBe(0);
-    expect(await queue.getDeduplicationJobId('d')).toBeUndefined();
+    expect(await queue.getDeduplicationJobId('d')).toBeNull();
 
     const next = await queue.add('a', {}, { deduplication: { id: 'd' } });
     expect(next.id).not.toBe(first.id);
@@ -297,7 +297,7 @@ describe('replace (debounce) and reschedule', () => {
 describe('queue helpers and stale keys', () => {
   it('getDeduplicationJobId and removeDeduplicationKey', async () => {
     const { name, redis, queue, dedupKey } = setUp('dhelp');
-    expect(await queue.getDeduplicationJobId('d')).toBeUndefined();
+    expect(await queue.getDeduplicationJobId('d')).toBeNull();
     const first = await queue.add('a', {}, { deduplication: { id: 'd' } });
     expect(await queue.getDeduplicationJobId('d')).toBe(first.id);
     expect(await queue.removeDeduplicationKey('d')).toBe(1);

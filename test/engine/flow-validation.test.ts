@@ -403,21 +403,27 @@ describe('atomicity: a node the script refuses leaves no partial flow', () => {
       () => s.producer.add(deepFlow(leaf('shared', 'C', { jobId: 'shared' }))),
       ParentJobCannotBeReplacedError,
     );
-    // Under a new parent with a custom id, as the last of several flows of one addBulk.
-    await s.refused(
-      () =>
-        s.producer.addBulk([
-          { name: 'f1', queueName: 'P', opts: { jobId: 'f1' }, children: [leaf('f1-c')] },
-          { name: 'f2', queueName: 'C', opts: { jobId: 'f2' } },
-          {
-            name: 'f3',
-            queueName: 'P',
-            opts: { jobId: 'f3' },
-            children: [leaf('x'), leaf('shared', 'C', { jobId: 'shared' })],
-          },
-        ]),
-      ParentJobCannotBeReplacedError,
-    );
+    // Under a new parent with a custom id, as the last of several flows of one addBulk: that
+    // flow is skipped whole, the others are written (bullmq's addBulk adds the valid flows).
+    const refusals: Error[] = [];
+    s.producer.on('error', (error) => refusals.push(error));
+    const trees = await s.producer.addBulk([
+      { name: 'f1', queueName: 'P', opts: { jobId: 'f1' }, children: [leaf('f1-c')] },
+      { name: 'f2', queueName: 'C', opts: { jobId: 'f2' } },
+      {
+        name: 'f3',
+        queueName: 'P',
+        opts: { jobId: 'f3' },
+        children: [leaf('x'), leaf('shared', 'C', { jobId: 'shared' })],
+      },
+    ]);
+    expect(trees.map((tree) => tree.job.id)).toEqual(['f1', 'f2', 'f3']);
+    expect(await s.redis.exists(`${s.prefix}:P:f1`, `${s.prefix}:C:f2`)).toBe(2);
+    expect(await s.redis.exists(`${s.prefix}:P:f3`)).toBe(0);
+    expect(await s.redis.exists(`${s.prefix}:C:${trees[2]!.children![0]!.job.id}`)).toBe(0);
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]).toBeInstanceOf(ParentJobCannotBeReplacedError);
+    expect(refusals[0]!.message).toContain('C:shared');
     // The owner still has its child.
     expect(await s.redis.hget(`${s.prefix}:C:shared`, 'parentKey')).toBe(`${s.prefix}:P:owner`);
   });

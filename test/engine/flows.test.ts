@@ -6,9 +6,11 @@
  */
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { FlowProducer as BullFlowProducer } from 'bullmq';
 import {
   FlowProducer,
   ParentJobCannotBeReplacedError,
+  ParentJobNotFoundError,
   Queue,
   QueueKeys,
   ValidationError,
@@ -299,7 +301,7 @@ describe('FlowProducer options and results', () => {
     });
   });
 
-  it('addBulk is all or nothing: a refused node in the last flow leaves every flow unwritten', async () => {
+  it('addBulk skips a refused flow whole and writes the others, as bullmq skips a refused root', async () => {
     const redis = track(rawClient());
     const prefix = uniqueQueueName('bulk-atomic');
     const producer = track(new FlowProducer({ ...conn(), prefix }));
@@ -309,22 +311,69 @@ describe('FlowProducer options and results', () => {
       opts: { jobId: 'owner' },
       children: [{ name: 'shared', queueName: 'kids', opts: { jobId: 'shared' } }],
     });
+    const refusals: Error[] = [];
+    producer.on('error', (error) => refusals.push(error));
     const before = await snapshot(redis, [prefix]);
-    await expect(
-      producer.addBulk([
-        { name: 'g1', queueName: 'parents', children: [{ name: 'g1-c', queueName: 'kids' }] },
-        { name: 'g2', queueName: 'kids', opts: { jobId: 'g2' } },
-        {
-          name: 'g3',
-          queueName: 'parents',
-          children: [
-            { name: 'g3-new', queueName: 'kids' },
-            { name: 'shared', queueName: 'kids', opts: { jobId: 'shared' } },
-          ],
-        },
-      ]),
-    ).rejects.toBeInstanceOf(ParentJobCannotBeReplacedError);
-    expect(await snapshot(redis, [prefix])).toEqual(before);
+    const trees = await producer.addBulk([
+      { name: 'g1', queueName: 'parents', children: [{ name: 'g1-c', queueName: 'kids' }] },
+      { name: 'g2', queueName: 'kids', opts: { jobId: 'g2' } },
+      {
+        name: 'g3',
+        queueName: 'parents',
+        children: [
+          { name: 'g3-new', queueName: 'kids' },
+          { name: 'shared', queueName: 'kids', opts: { jobId: 'shared' } },
+        ],
+      },
+    ]);
+    expect(refusals.map((e) => e.constructor)).toEqual([ParentJobCannotBeReplacedError]);
+    const [g1, g2, g3] = trees;
+    expect(await redis.exists(`${prefix}:parents:${g1!.job.id}`)).toBe(1);
+    expect(await redis.exists(`${prefix}:kids:${g1!.children![0]!.job.id}`)).toBe(1);
+    expect(await redis.exists(`${prefix}:kids:g2`)).toBe(1);
+    // Nothing of g3: not its root, not its new child, and the shared child keeps its owner.
+    expect(await redis.exists(`${prefix}:parents:${g3!.job.id}`)).toBe(0);
+    expect(await redis.exists(`${prefix}:kids:${g3!.children![0]!.job.id}`)).toBe(0);
+    expect(await redis.hget(`${prefix}:kids:shared`, 'parentKey')).toBe(`${prefix}:parents:owner`);
+    expect(g2!.job.id).toBe('g2');
+    expect(Object.keys(await snapshot(redis, [prefix])).length).toBeGreaterThan(
+      Object.keys(before).length,
+    );
+  });
+
+  it('addBulk with a root whose outside parent is missing matches bullmq: the others are added', async () => {
+    const scenario = (queueName: string) => [
+      { name: 'good', queueName, opts: { jobId: 'good-root' } },
+      {
+        name: 'bad',
+        queueName,
+        opts: { jobId: 'bad-root', parent: { id: 'missing', queue: `bull:${queueName}` } },
+        children: [{ name: 'kid', queueName, opts: { jobId: 'bad-kid' } }],
+      },
+      {
+        name: 'good2',
+        queueName,
+        opts: { jobId: 'good-root2' },
+        children: [{ name: 'k', queueName, opts: { jobId: 'kid' } }],
+      },
+    ];
+    const exists = async (queueName: string) => {
+      const redis = track(rawClient());
+      const ids = ['good-root', 'bad-root', 'bad-kid', 'good-root2', 'kid'];
+      return Promise.all(ids.map((id) => redis.exists(`bull:${queueName}:${id}`)));
+    };
+    const ours = uniqueQueueName('bulk-ours');
+    const theirs = uniqueQueueName('bulk-theirs');
+    const producer = track(new FlowProducer(conn()));
+    const bullProducer = track(new BullFlowProducer(conn()));
+    const ourTrees = await producer.addBulk(scenario(ours));
+    const theirTrees = await bullProducer.addBulk(scenario(theirs));
+    expect(ourTrees.map((tree) => tree.job.id)).toEqual(theirTrees.map((tree) => tree.job.id));
+    expect(await exists(ours)).toEqual(await exists(theirs));
+    expect(await exists(ours)).toEqual([1, 0, 0, 1, 1]);
+    // add() of the same bad flow throws, in both libraries, having written nothing.
+    await expect(producer.add(scenario(ours)[1]!)).rejects.toBeInstanceOf(ParentJobNotFoundError);
+    await expect(bullProducer.add(scenario(theirs)[1]!)).rejects.toThrow(/Missing key for parent/);
   });
 });
 

@@ -604,7 +604,7 @@ describe('bad input', () => {
     ['too many fields', { pattern: '* * * * * * *' }],
     ['empty pattern', { pattern: '' }],
     ['unknown timezone', { pattern: '* * * * *', tz: 'Mars/Olympus_Mons' }],
-    ['tz with every', { every: 1000, tz: 'UTC' }],
+    ['unknown timezone with every', { every: 1000, tz: 'Mars/Olympus_Mons' }],
     ['endDate in the past', { every: 1000, endDate: Date.now() - 1000 }],
     [
       'endDate before startDate',

@@ -828,7 +828,7 @@ describe('validation', () => {
     const ops = new RedisQueueOperations(offline, new QueueKeys('bull', 'never'));
     const bad: (() => Promise<unknown>)[] = [
       () => ops.getCounts(['bogus' as never]),
-      () => ops.getJobsInStates(['wait'], -1, 10, true),
+      () => ops.getJobsInStates(['wait'], 1.5, 10, true),
       () => ops.getJobsInStates(['nope' as never], 0, 10, true),
       () => ops.clean(-1, 0, 'completed'),
       () => ops.clean(0, -5, 'completed'),
@@ -847,7 +847,7 @@ describe('validation', () => {
       () => ops.setGlobalConcurrency(0),
       () => ops.setGlobalRateLimit({ max: 0, duration: 1000 }),
       () => ops.removeJob('', false),
-      () => ops.getLogs('1', 0, -2, true),
+      () => ops.getLogs('1', 0, Number.NaN, true),
     ];
     for (const call of bad) await expect(call()).rejects.toThrow(ValidationError);
     offline.disconnect();

@@ -101,12 +101,12 @@ describe('version', () => {
     expect(OXMQ_VERSION).toBe(pkg.version);
   });
 
-  it('a Queue records oxmq:<version> in meta', async () => {
+  it('a Queue records bullmq-oxmq:<version> in meta', async () => {
     const name = uniqueQueueName('meta');
     const queue = track(new Queue(name, { connection: redisOptions() }));
     await queue.waitUntilReady();
     const redis = track(rawClient());
-    expect(await redis.hget(`bull:${name}:meta`, 'version')).toBe(`oxmq:${OXMQ_VERSION}`);
+    expect(await redis.hget(`bull:${name}:meta`, 'version')).toBe(`bullmq-oxmq:${OXMQ_VERSION}`);
     expect(await redis.hget(`bull:${name}:meta`, 'opts.maxLenEvents')).toBe('10000');
   });
 });

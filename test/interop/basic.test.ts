@@ -278,7 +278,7 @@ describe('interop §15.3: hash byte-compatibility of adds', () => {
     const { version: nVersion, ...nMeta } = await redis.hgetall(queueKey(nName, 'meta'));
     expect(nMeta).toEqual(bMeta);
     expect(bVersion).toBe('bullmq:6.7.0');
-    expect(nVersion).toBe(`oxmq:${OXMQ_VERSION}`);
+    expect(nVersion).toBe(`bullmq-oxmq:${OXMQ_VERSION}`);
   });
 
   it('addBulk writes the same state as bullmq addBulk', async () => {
@@ -321,9 +321,9 @@ describe('interop §15.3: hash byte-compatibility of adds', () => {
     ) as {
       version: string;
     };
-    expect(await redis.hget(queueKey(name, 'meta'), 'version')).toBe(`oxmq:${pkg.version}`);
+    expect(await redis.hget(queueKey(name, 'meta'), 'version')).toBe(`bullmq-oxmq:${pkg.version}`);
     expect(await redis.hget(queueKey(name, 'meta'), 'opts.maxLenEvents')).toBe('10000');
-    expect(await nq.getVersion()).toBe(`oxmq:${pkg.version}`);
+    expect(await nq.getVersion()).toBe(`bullmq-oxmq:${pkg.version}`);
 
     const bq = track(new BullQueue(name, connection()));
     await waitFor(async () => (await bq.getVersion()) === 'bullmq:6.7.0');

@@ -75,3 +75,12 @@ export function checkRange(start: number, end: number): void {
   checkInteger('start', start, 0);
   checkInteger('end', end, -1);
 }
+
+/**
+ * [start, end] as Redis list/zset indexes, where negatives count from the end (-1 the last),
+ * as bullmq's getJobs, getRanges and getJobLogs accept them.
+ */
+export function checkIndexRange(start: number, end: number): void {
+  checkInteger('start', start, Number.MIN_SAFE_INTEGER);
+  checkInteger('end', end, Number.MIN_SAFE_INTEGER);
+}

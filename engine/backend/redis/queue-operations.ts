@@ -16,6 +16,7 @@ import * as moves from './job-moves';
 import * as cleanup from './queue-cleanup';
 import * as controls from './queue-controls';
 import * as reads from './queue-reads';
+import { removeUnprocessedChildren } from './remove-unprocessed-children';
 
 /**
  * QueueOperations on Redis. The work is split by concern: reads (queue-reads), destructive
@@ -163,5 +164,9 @@ export class RedisQueueOperations implements QueueOperations {
 
   removeChildDependency(jobId: string, parentKey?: string): Promise<boolean> {
     return dependencies.removeChildDependency(this.client, this.keys, jobId, parentKey);
+  }
+
+  removeUnprocessedChildren(jobId: string): Promise<number> {
+    return removeUnprocessedChildren(this.client, this.keys, jobId);
   }
 }

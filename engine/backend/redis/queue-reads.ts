@@ -4,7 +4,7 @@ import { UnexpectedReplyError } from '../../errors';
 import type { QueueKeys } from '../../keys';
 import type { RawJobHash } from '../queue-backend';
 import type { JobState, JobStateReply } from '../queue-operations';
-import { checkJobId, checkJobStates, checkRange } from './operation-validation';
+import { checkIndexRange, checkJobId, checkJobStates } from './operation-validation';
 import { flatToRecord, runScript } from './run-script';
 
 /** Extra windows getJobsInStates reads per state to replace ids without a hash (bullmq: 5). */
@@ -64,7 +64,7 @@ export async function getJobsInStates(
   asc: boolean,
 ): Promise<{ id: string; hash: RawJobHash }[]> {
   checkJobStates(types);
-  checkRange(start, end);
+  checkIndexRange(start, end);
   const states = [...new Set(types.map(stateKeyName))];
   if (states.length === 0) return [];
   const reply = await runScript(
@@ -129,7 +129,7 @@ export async function getLogs(
   asc: boolean,
 ): Promise<{ logs: string[]; count: number }> {
   checkJobId(jobId);
-  checkRange(start, end);
+  checkIndexRange(start, end);
   const key = keys.jobLogs(jobId);
   const pipeline = client.multi();
   if (asc) pipeline.lrange(key, start, end);

@@ -1,0 +1,82 @@
+/**
+ * QueueEventsProducer: publishes custom events on a queue's events stream, where QueueEvents
+ * (OxMQ's or bullmq's) emit them under their `eventName` like the built-in ones.
+ */
+import { connect, release, type ConnectionOptions, type ManagedConnection } from './connection';
+import { DEFAULTS } from './defaults';
+import { ClosedError, ValidationError } from './errors';
+import { QueueKeys } from './keys';
+
+export interface QueueEventsProducerOptions {
+  connection: ConnectionOptions;
+  prefix?: string;
+}
+
+/** bullmq trims the stream to about this many entries on each custom event, unless told. */
+const DEFAULT_MAX_EVENTS = 1000;
+
+export class QueueEventsProducer {
+  readonly keys: QueueKeys;
+  readonly qualifiedName: string;
+  closing: Promise<void> | undefined;
+  private readonly connection: ManagedConnection;
+
+  constructor(
+    readonly name: string,
+    readonly opts: QueueEventsProducerOptions,
+  ) {
+    if (!opts || opts.connection === undefined) {
+      throw new ValidationError('QueueEventsProducer needs a connection option');
+    }
+    this.keys = new QueueKeys(opts.prefix ?? DEFAULTS.prefix, name);
+    this.qualifiedName = this.keys.queueKey;
+    this.connection = connect(opts.connection);
+  }
+
+  /** The Redis key of `type` in this queue. */
+  toKey(type: string): string {
+    return this.keys.base + type;
+  }
+
+  async waitUntilReady(): Promise<void> {
+    await this.connection.client.ping();
+  }
+
+  /**
+   * Adds `{ event: eventName, ...fields }` to the stream, trimmed to about `maxEvents` entries.
+   * Stream fields are text: strings go as they are, numbers and booleans as their text, other
+   * values as JSON (bullmq would write "[object Object]"); undefined fields are left out.
+   */
+  async publishEvent<T extends { eventName: string }>(
+    argsObj: T,
+    maxEvents = DEFAULT_MAX_EVENTS,
+  ): Promise<void> {
+    if (this.closing) throw new ClosedError(`QueueEventsProducer ${this.name} is closed`);
+    const { eventName, ...fields } = argsObj ?? ({} as T);
+    if (typeof eventName !== 'string' || eventName.length === 0) {
+      throw new ValidationError('publishEvent needs a non-empty string eventName');
+    }
+    if (!Number.isInteger(maxEvents) || maxEvents < 0) {
+      throw new ValidationError('maxEvents must be a non-negative integer');
+    }
+    const flat: string[] = ['event', eventName];
+    for (const [field, value] of Object.entries(fields)) {
+      if (value === undefined) continue;
+      flat.push(field, typeof value === 'object' ? JSON.stringify(value) : String(value));
+    }
+    await this.connection.client.xadd(this.keys.events, 'MAXLEN', '~', maxEvents, '*', ...flat);
+  }
+
+  async close(): Promise<void> {
+    this.closing ??= release(this.connection);
+    await this.closing;
+  }
+
+  /** Drops the connection at once. */
+  async disconnect(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.connection.owned) this.connection.client.disconnect();
+    })();
+    await this.closing;
+  }
+}
