@@ -15,7 +15,9 @@ export type { ReadFlowOptions } from './flow-reader';
 export { QueueEvents } from './queue-events';
 export type { QueueEventsOptions, QueueEventsListener, QueueEventArgs } from './queue-events';
 export { Job, truncateUtf8 } from './job';
-export type { ParentLink, FinishedEventsSource } from './job';
+export type { ParentLink, FinishedEventsSource, JobAdder } from './job';
+export type { JobJson } from './job-json';
+export type { NextJobTuple } from './job-finish';
 export type {
   DependencyOpts,
   DependenciesOpts,

@@ -13,12 +13,26 @@ import {
   type DependencyCountsOpts,
 } from './job-dependencies';
 import { decodeOptions, serializeData, validateJobOptions, type JobsOptions } from './job-options';
+import { completeJob, extendJobLock, failJob, type NextJobTuple } from './job-finish';
+import { hashFromJobJson, jobJsonFromHash, type JobJson } from './job-json';
 import type { JobScope } from './job-scope';
 import { parentLinkFor } from './prepare-job';
 import { TraceContext } from './telemetry/trace-context';
 
 /** The parent link stored on a child job (`parent` hash field). */
 export type ParentLink = ParentLinkFields;
+
+/**
+ * Jobs whose processor moved them itself (moveToDelayed, moveToWait, a moveToWaitingChildren
+ * that parked it): the worker then takes bullmq's signal errors at their word.
+ */
+export const movedByProcessor = new WeakSet<Job>();
+
+/** What Job.create and Job.createBulk add through (a Queue). */
+export interface JobAdder<T, R, N extends string> {
+  add(name: N, data: T, opts?: JobsOptions): Promise<Job<T, R, N>>;
+  addBulk(jobs: { name: N; data: T; opts?: JobsOptions }[]): Promise<Job<T, R, N>[]>;
+}
 
 /** The part of QueueEvents that waitUntilFinished listens to. */
 export interface FinishedEventsSource {
@@ -129,6 +143,76 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
     job.tracestate = hash.tracestate;
     job.childTraceparents = stringArray(parseJson<unknown>(hash.childTraceparents, undefined));
     return job;
+  }
+
+  /** bullmq's Job.create: adds one job through the queue (its defaults and checks apply). */
+  static create<T = any, R = any, N extends string = string>( // eslint-disable-line @typescript-eslint/no-explicit-any -- bullmq's defaults
+    queue: JobAdder<T, R, N>,
+    name: N,
+    data: T,
+    opts?: JobsOptions,
+  ): Promise<Job<T, R, N>> {
+    return queue.add(name, data, opts);
+  }
+
+  /** bullmq's Job.createBulk: adds the jobs atomically through the queue. */
+  static createBulk<T = any, R = any, N extends string = string>( // eslint-disable-line @typescript-eslint/no-explicit-any -- bullmq's defaults
+    queue: JobAdder<T, R, N>,
+    jobs: { name: N; data: T; opts?: JobsOptions }[],
+  ): Promise<Job<T, R, N>[]> {
+    return queue.addBulk(jobs);
+  }
+
+  /** The job as stored now, or undefined when there is none with that id. */
+  static async fromId<T = any, R = any, N extends string = string>( // eslint-disable-line @typescript-eslint/no-explicit-any -- bullmq's defaults
+    queue: JobScope,
+    jobId: string,
+  ): Promise<Job<T, R, N> | undefined> {
+    if (typeof jobId !== 'string' || jobId.length === 0) return undefined;
+    const hash = await queue.backend.getJobHash(jobId);
+    return hash ? Job.fromHash<T, R, N>(queue, jobId, hash) : undefined;
+  }
+
+  /**
+   * A Job from bullmq's JobJson (what moveToCompleted(…, fetchNext) returns for the next job);
+   * `jobId` is used when the JSON carries none.
+   */
+  static fromJSON<T = any, R = any, N extends string = string>( // eslint-disable-line @typescript-eslint/no-explicit-any -- bullmq's defaults
+    queue: JobScope,
+    json: Partial<JobJson> | Record<string, unknown>,
+    jobId?: string,
+  ): Job<T, R, N> {
+    const id = typeof json.id === 'string' && json.id ? json.id : jobId;
+    if (!id) throw new ValidationError('Job.fromJSON needs a job id (in the JSON or as jobId)');
+    return Job.fromHash<T, R, N>(queue, id, hashFromJobJson(json));
+  }
+
+  /** bullmq's JobJson of this job (data, return value and stack traces as JSON text). */
+  asJSON(): JobJson {
+    return {
+      ...jobJsonFromHash(this.id, {}),
+      name: this.name,
+      data: JSON.stringify(this.data ?? {}),
+      opts: this.opts,
+      progress: this.progress,
+      attemptsMade: this.attemptsMade,
+      attemptsStarted: this.attemptsStarted,
+      stalledCounter: this.stalledCounter,
+      finishedOn: this.finishedOn,
+      processedOn: this.processedOn,
+      timestamp: this.timestamp,
+      delay: this.delay,
+      priority: this.priority,
+      failedReason: this.failedReason ?? '',
+      stacktrace: JSON.stringify(this.stacktrace),
+      returnvalue: JSON.stringify(this.returnvalue ?? null),
+      parent: this.parent,
+      parentKey: this.parentKey,
+      repeatJobKey: this.repeatJobKey,
+      deduplicationId: this.deduplicationId,
+      deferredFailure: this.deferredFailure,
+      processedBy: this.processedBy,
+    };
   }
 
   get queueName(): string {
@@ -273,6 +357,7 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
   async moveToDelayed(timestamp: number, token = this.token): Promise<void> {
     if (!token) throw new ValidationError('moveToDelayed needs the lock token of the running job');
     await this.scope.backend.postponeJob(this.id, token, timestamp);
+    movedByProcessor.add(this);
     this.delay = Math.max(0, timestamp - Date.now());
   }
 
@@ -282,7 +367,40 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
    */
   async moveToWait(token = this.token): Promise<number> {
     if (!token) throw new ValidationError('moveToWait needs the lock token of the running job');
-    return this.scope.backend.moveActiveJobToWait(this.id, token);
+    const ttl = await this.scope.backend.moveActiveJobToWait(this.id, token);
+    movedByProcessor.add(this);
+    return ttl;
+  }
+
+  /**
+   * Manual processing: completes the job fetched with `token`. With fetchNext (the default, as
+   * in bullmq) and a Worker scope, the same call locks the next job with the same token and
+   * returns it as [JobJson, id, rateLimitMs, nextDelayedTs] (Job.fromJSON builds it).
+   */
+  moveToCompleted(
+    returnValue: ReturnType,
+    token: string,
+    fetchNext = true,
+  ): Promise<NextJobTuple | undefined> {
+    return completeJob(this.scope, this, returnValue, token, fetchNext);
+  }
+
+  /**
+   * Manual processing: a failed attempt, handled as when a processor throws (retry with the
+   * job's backoff while attempts remain, else failed). fetchNext as in moveToCompleted
+   * (default false, as in bullmq).
+   */
+  moveToFailed<E extends Error>(
+    err: E,
+    token: string,
+    fetchNext = false,
+  ): Promise<NextJobTuple | undefined> {
+    return failJob(this.scope, this, err, token, fetchNext);
+  }
+
+  /** Renews this job's lock held with `token` for `duration` ms: 1 when held, else 0. */
+  extendLock(token: string, duration: number): Promise<number> {
+    return extendJobLock(this.scope, this, token, duration);
   }
 
   // ---- children (flows): nothing is read until asked; each call is one round trip ----
@@ -324,7 +442,13 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
     if (!token) {
       throw new ValidationError('moveToWaitingChildren needs the lock token of the running job');
     }
-    return this.scope.ops.moveToWaitingChildren(this.id, token, childKeyOf(opts.child));
+    const parked = await this.scope.ops.moveToWaitingChildren(
+      this.id,
+      token,
+      childKeyOf(opts.child),
+    );
+    if (parked) movedByProcessor.add(this);
+    return parked;
   }
 
   /**

@@ -270,11 +270,11 @@ describe('worker options', () => {
     });
   }
 
-  it('refuses a missing processor', () => {
+  it('refuses a processor that is neither a function, a module path nor null', () => {
     let caught: unknown;
     try {
       track(
-        new Worker(uniqueQueueName('noproc'), undefined as unknown as () => Promise<void>, {
+        new Worker(uniqueQueueName('noproc'), 42 as unknown as () => Promise<void>, {
           connection: redisOptions(),
         }),
       );
