@@ -138,6 +138,20 @@ export class QueueStateError extends OxmqError {
 export class ClosedError extends OxmqError {
   readonly code = 'CLOSED';
 }
+/**
+ * What job.waitUntilFinished rejects with when the job failed for good: the message is the
+ * failure reason (as bullmq's plain Error), with the job id and its stored stack traces.
+ */
+export class JobFailedError extends OxmqError {
+  readonly code = 'JOB_FAILED';
+  constructor(
+    readonly jobId: string,
+    readonly failedReason: string,
+    readonly stacktrace: string[] = [],
+  ) {
+    super(failedReason);
+  }
+}
 /** waitUntilFinished gave up. */
 export class TimeoutError extends OxmqError {
   readonly code = 'TIMEOUT';

@@ -1,5 +1,8 @@
 import { DEFAULTS } from './defaults';
-import { JobNotFoundError, TimeoutError, ValidationError } from './errors';
+import { truncateUtf8 } from './job-stacktrace';
+
+export { appendStacktrace, truncateUtf8 } from './job-stacktrace';
+import { JobFailedError, JobNotFoundError, TimeoutError, ValidationError } from './errors';
 import type { ParentLinkFields, RawJobHash } from './backend/queue-backend';
 import type { JobStateReply } from './backend/queue-operations';
 import {
@@ -485,19 +488,30 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
   }
 
   /**
-   * Resolves with the return value once the job completes, rejects with its failure reason once
-   * it fails, or rejects with TimeoutError after ttl ms. Listens first, then reads Redis, so an
-   * outcome that lands in between is never missed.
+   * Resolves with the return value once the job completes; rejects with JobFailedError (job id,
+   * failure reason, stack traces) once it fails for good, with JobNotFoundError when the job is
+   * gone (removed, e.g. by removeOnComplete, before its outcome could be read), or with
+   * TimeoutError after ttl ms. Listens first, then reads Redis, so an outcome that lands in
+   * between is never missed.
    */
   async waitUntilFinished(queueEvents: FinishedEventsSource, ttl?: number): Promise<ReturnType> {
     await queueEvents.waitUntilReady?.();
     return new Promise<ReturnType>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
+      let settled = false;
       const onCompleted = (event: { returnvalue: unknown }) =>
         finish(() => resolve(event.returnvalue as ReturnType));
-      const onFailed = (event: { failedReason: string }) =>
-        finish(() => reject(new Error(event.failedReason)));
-      const finish = (settle: () => void) => {
+      const onFailed = (event: { failedReason: string }) => {
+        // Settled now (no second outcome); the stack traces are read on the way out.
+        finish(() =>
+          this.readStacktrace().then((traces) =>
+            reject(new JobFailedError(this.id, event.failedReason, traces)),
+          ),
+        );
+      };
+      const finish = (settle: () => unknown) => {
+        if (settled) return;
+        settled = true;
         if (timer) clearTimeout(timer);
         queueEvents.off(`completed:${this.id}`, onCompleted as never);
         queueEvents.off(`failed:${this.id}`, onFailed as never);
@@ -518,62 +532,48 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
         .then((outcome) => {
           if (outcome?.state === 'completed') onCompleted({ returnvalue: outcome.value });
           else if (outcome?.state === 'failed') onFailed({ failedReason: String(outcome.value) });
+          else if (outcome?.state === 'unknown') {
+            finish(() =>
+              reject(
+                new JobNotFoundError(
+                  `Job ${this.id} no longer exists (removed, e.g. by removeOnComplete or ` +
+                    'removeOnFail): its outcome cannot be read',
+                ),
+              ),
+            );
+          }
         })
         .catch((error: unknown) => finish(() => reject(error)));
     });
   }
 
   private async readOutcome(): Promise<
-    { state: 'completed' | 'failed'; value: unknown } | undefined
+    { state: 'completed' | 'failed' | 'unknown'; value: unknown } | undefined
   > {
     const state = await this.scope.ops.getState(this.id);
+    if (state === 'unknown') return { state, value: undefined };
     if (state !== 'completed' && state !== 'failed') return undefined;
     const hash = (await this.scope.backend.getJobHash(this.id)) ?? {};
     return state === 'completed'
       ? { state, value: parseJson(hash.returnvalue, null) }
       : { state, value: hash.failedReason ?? '' };
   }
+
+  /** The stored stack traces, or none when the job is gone or Redis cannot be read. */
+  private async readStacktrace(): Promise<string[]> {
+    try {
+      const hash = await this.scope.backend.getJobHash(this.id);
+      const traces = parseJson<unknown>(hash?.stacktrace, []);
+      return Array.isArray(traces) ? traces.map(String) : [];
+    } catch {
+      return [];
+    }
+  }
 }
 
 /** Bounds a failure reason to what a job hash should hold, with a visible marker when cut. */
 export function capFailedReason(reason: string): string {
   return truncateUtf8(reason, DEFAULTS.failure.maxFailedReasonBytes);
-}
-
-const TRUNCATION_MARKER = '…[truncated by oxmq]';
-
-export function truncateUtf8(text: string, maxBytes: number): string {
-  if (Buffer.byteLength(text) <= maxBytes) return text;
-  const room = maxBytes - Buffer.byteLength(TRUNCATION_MARKER);
-  let cut = Buffer.from(text).subarray(0, Math.max(0, room)).toString('utf8');
-  // A multi-byte character split at the edge decodes to U+FFFD: drop it.
-  cut = cut.replace(/\uFFFD$/, '');
-  return cut + TRUNCATION_MARKER;
-}
-
-/**
- * The stack traces kept across attempts: newest appended, at most `limit` entries (bullmq's
- * stackTraceLimit), and at most 8 KB in all (oldest entries dropped first, then the newest cut).
- */
-export function appendStacktrace(
-  existing: string[],
-  stack: string | undefined,
-  limit?: number,
-): string[] {
-  let traces = stack ? [...existing, stack] : [...existing];
-  if (limit !== undefined) traces = limit === 0 ? [] : traces.slice(-limit);
-  const budget = DEFAULTS.failure.maxStacktraceBytes;
-  const size = () => Buffer.byteLength(JSON.stringify(traces));
-  while (traces.length > 1 && size() > budget) traces.shift();
-  // JSON escaping (newlines, quotes) makes the stored text longer than the trace itself, so
-  // shrink the raw budget until the encoded array fits.
-  while (traces.length === 1 && size() > budget) {
-    const trace = traces[0]!;
-    const target = Buffer.byteLength(trace) - (size() - budget) - 16;
-    traces = [truncateUtf8(trace, Math.max(target, 0))];
-    if (target <= 0) break;
-  }
-  return traces;
 }
 
 /** A JSON array of strings as written, else undefined (a foreign writer's field is not ours). */

@@ -731,6 +731,8 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     job.failedReason = fields.failedReason;
     job.stacktrace = stacktrace;
     if (delay < 0) job.finishedOn = Date.now();
+    // The retry's backoff, as the hash now holds it.
+    if (delay > 0) job.delay = delay;
     this.emit('failed', job, error, 'active');
   }
 

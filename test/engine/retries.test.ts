@@ -628,6 +628,11 @@ describe('what a failure writes', () => {
     // Oldest dropped first: the last entry is the final attempt's, whole.
     expect(traces.at(-1)!.startsWith('Error: attempt 5\n')).toBe(true);
     expect(traces.at(-1)!.endsWith('at work (/srv/app.ts:1:1)\n')).toBe(true);
+    // The first entry says how many earlier traces the cap dropped: with the kept ones, all five.
+    const marker = /^\[oxmq\] (\d+) earlier stack traces? dropped/.exec(traces[0]!);
+    expect(marker).not.toBeNull();
+    expect(Number(marker![1]) + traces.length - 1).toBe(5);
+    expect(traces[1]!.startsWith('Error: attempt')).toBe(true);
   });
 
   it('respects stackTraceLimit (2 keeps the newest two, 0 keeps none)', async () => {
