@@ -14,7 +14,10 @@ export interface WorkerOptions extends QueueBaseOptions {
   concurrency?: number;
   /** How long a job's lock lives without renewal (ms). */
   lockDuration?: number;
-  /** How often locks are renewed (ms); default lockDuration / 2. */
+  /**
+   * How often locks are renewed (ms); default lockDuration / 2. As in bullmq, a value at or past
+   * lockDuration is accepted (the lock then lapses between renewals).
+   */
   lockRenewTime?: number;
   /** How often active jobs are checked for lost locks (ms). */
   stalledInterval?: number;
@@ -35,6 +38,17 @@ export interface WorkerOptions extends QueueBaseOptions {
   maxStartedAttempts?: number;
   /** Longest wait (ms) when rate limited before fetching again. */
   maximumRateLimitDelay?: number;
+  /**
+   * Pause (ms) before the fetch loop tries again after a Redis error (default 1000; bullmq's is
+   * 15000).
+   */
+  runRetryDelay?: number;
+  /** Accepted for bullmq compatibility; a Worker always has its own blocking connection. */
+  blockingConnection?: boolean;
+  /** Accepted for bullmq compatibility; OxMQ checks no Redis version. */
+  skipVersionCheck?: boolean;
+  /** Accepted for bullmq compatibility; no effect. */
+  skipWaitingForReady?: boolean;
   /** Per-minute completed/failed counts kept for getMetrics. */
   metrics?: { maxDataPoints: number };
   settings?: { backoffStrategy?: BackoffStrategy };

@@ -13,10 +13,79 @@ function positive(name: string, value: unknown, integer = false): void {
   }
 }
 
-/** Rejects worker options that would make the worker misbehave rather than fail loudly. */
-export function validateWorkerOptions(opts: WorkerOptions): void {
+/** Every option a Worker reads (bullmq 6.7.0's names, plus OxMQ's own). */
+const WORKER_OPTIONS = new Set([
+  'connection',
+  'prefix',
+  'telemetry',
+  'name',
+  'autorun',
+  'concurrency',
+  'limiter',
+  'metrics',
+  'maximumRateLimitDelay',
+  'maxStartedAttempts',
+  'maxStalledCount',
+  'stalledInterval',
+  'removeOnComplete',
+  'removeOnFail',
+  'skipStalledCheck',
+  'skipLockRenewal',
+  'drainDelay',
+  'lockDuration',
+  'lockRenewTime',
+  'runRetryDelay',
+  'settings',
+  'useWorkerThreads',
+  // bullmq options with nothing to do here: a Worker always has its own blocking connection,
+  // OxMQ checks no Redis version and never queues commands behind a readiness wait.
+  'blockingConnection',
+  'skipVersionCheck',
+  'skipWaitingForReady',
+]);
+
+/** bullmq 6.7.0 options OxMQ refuses, and why: silently ignoring them would change behaviour. */
+const UNSUPPORTED_OPTIONS: Record<string, string> = {
+  workerForkOptions:
+    'workerForkOptions is not supported: OxMQ starts sandbox children with its own options',
+  workerThreadsOptions:
+    'workerThreadsOptions is not supported: OxMQ starts sandbox threads with its own options',
+};
+
+function onlyKeys(name: string, value: unknown, keys: readonly string[]): void {
+  if (value === undefined) return;
+  if (value === null || typeof value !== 'object') {
+    throw new ValidationError(`${name} must be an object`);
+  }
+  for (const key of Object.keys(value)) {
+    if (!keys.includes(key)) {
+      throw new ValidationError(`Unknown worker option ${name}.${key} (known: ${keys.join(', ')})`);
+    }
+  }
+}
+
+/**
+ * Rejects worker options that would make the worker misbehave rather than fail loudly, and
+ * options it does not know (a typo would otherwise be silently ignored). `extraKeys`: the
+ * options of a subclass (BatchWorker).
+ */
+export function validateWorkerOptions(
+  opts: WorkerOptions,
+  extraKeys: readonly string[] = [],
+): void {
   if (!opts || opts.connection === undefined)
     throw new ValidationError('Worker needs a connection option');
+  for (const key of Object.keys(opts)) {
+    const refusal = UNSUPPORTED_OPTIONS[key];
+    if (refusal) throw new ValidationError(refusal);
+    if (!WORKER_OPTIONS.has(key) && !extraKeys.includes(key)) {
+      throw new ValidationError(`Unknown worker option ${key}`);
+    }
+  }
+  onlyKeys('settings', opts.settings, ['backoffStrategy']);
+  onlyKeys('metrics', opts.metrics, ['maxDataPoints']);
+  onlyKeys('limiter', opts.limiter, ['max', 'duration']);
+  positive('runRetryDelay', opts.runRetryDelay);
   positive('concurrency', opts.concurrency, true);
   positive('lockDuration', opts.lockDuration);
   positive('lockRenewTime', opts.lockRenewTime);
@@ -28,13 +97,6 @@ export function validateWorkerOptions(opts: WorkerOptions): void {
     !(Number.isInteger(opts.maxStalledCount) && opts.maxStalledCount >= 0)
   ) {
     throw new ValidationError('maxStalledCount must be a non-negative integer');
-  }
-  if (
-    opts.lockRenewTime !== undefined &&
-    opts.lockDuration !== undefined &&
-    opts.lockRenewTime >= opts.lockDuration
-  ) {
-    throw new ValidationError('lockRenewTime must be shorter than lockDuration');
   }
   if (opts.limiter !== undefined) {
     positive('limiter.max', opts.limiter.max, true);

@@ -99,7 +99,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
   readonly backend: RedisQueueBackend;
   readonly ops: RedisQueueOperations;
   readonly id = randomUUID();
-  readonly concurrency: number;
+  private slotLimit: number;
   private readonly settings: Required<
     Pick<
       WorkerOptions,
@@ -157,7 +157,10 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     readonly opts: WorkerOptions,
   ) {
     super();
-    validateWorkerOptions(opts);
+    validateWorkerOptions(
+      opts,
+      (new.target as { extraOptionKeys?: readonly string[] }).extraOptionKeys,
+    );
     const tracer = tracerFor(opts.telemetry);
     if (typeof processor === 'function') {
       this.processor = processor;
@@ -180,7 +183,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     }
     this.prefix = opts.prefix ?? DEFAULTS.prefix;
     this.keys = new QueueKeys(this.prefix, name);
-    this.concurrency = opts.concurrency ?? DEFAULTS.worker.concurrency;
+    this.slotLimit = opts.concurrency ?? DEFAULTS.worker.concurrency;
     const lockDuration = opts.lockDuration ?? DEFAULTS.worker.lockDuration;
     this.settings = {
       lockDuration,
@@ -266,9 +269,33 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     }
   }
 
+  /** Options a subclass adds to WorkerOptions (the constructor refuses any other unknown one). */
+  static readonly extraOptionKeys: readonly string[] = [];
+
   /** bullmq's static: the error a processor throws after a manual rate limit. */
   static RateLimitError(): Error {
     return new RateLimitError();
+  }
+
+  /** Jobs processed at once. */
+  get concurrency(): number {
+    return this.slotLimit;
+  }
+
+  /**
+   * Changes the concurrency of a live worker, as bullmq allows: more slots start fetching at once;
+   * with fewer, running jobs finish and no new one starts until the count is under the limit.
+   */
+  set concurrency(value: number) {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+      throw new ValidationError('concurrency must be a positive integer');
+    }
+    if (this.slotsCounted) {
+      this.attempts.metrics.slotsClosed(this.slotLimit);
+      this.attempts.metrics.slotsOpened(value);
+    }
+    this.slotLimit = value;
+    this.wakeUp();
   }
 
   get emitter(): EventEmitter {
@@ -362,7 +389,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       } catch (error) {
         if (this.stopping) break;
         this.emitError(error);
-        await this.sleepUntilWoken(DEFAULTS.worker.runRetryDelay);
+        await this.sleepUntilWoken(this.opts.runRetryDelay ?? DEFAULTS.worker.runRetryDelay);
       }
     }
     await this.finishClosing();

@@ -248,7 +248,11 @@ describe('worker options', () => {
     ['limiter max 0', { limiter: { max: 0, duration: 1000 } }],
     ['limiter duration -1', { limiter: { max: 1, duration: -1 } }],
     ['lockDuration 0', { lockDuration: 0 }],
-    ['lockRenewTime >= lockDuration', { lockDuration: 1000, lockRenewTime: 1000 }],
+    ['an unknown option', { lockDurration: 1000 } as Partial<WorkerOptions>],
+    [
+      'a bullmq option OxMQ does not support',
+      { workerThreadsOptions: {} } as Partial<WorkerOptions>,
+    ],
     ['maxStalledCount -1', { maxStalledCount: -1 }],
     ['an empty name', { name: '' }],
     ['drainDelay 0', { drainDelay: 0 }],
