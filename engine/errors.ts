@@ -14,6 +14,14 @@ export abstract class OxmqError extends Error {
 
 // ---- processor signals -------------------------------------------------------------------
 
+/** bullmq's signal messages, exported under its names; either library recognises them. */
+export const UNRECOVERABLE_ERROR = 'bullmq:unrecoverable';
+export const DELAYED_ERROR = 'bullmq:movedToDelayed';
+export const WAITING_ERROR = 'bullmq:movedToWait';
+export const WAITING_CHILDREN_ERROR = 'bullmq:movedToWaitingChildren';
+export const RATE_LIMIT_ERROR = 'bullmq:rateLimitExceeded';
+export const CONNECTION_CLOSED_ERROR_MSG = 'Connection is closed.';
+
 /** Fail the job now, without further retries. */
 export class UnrecoverableError extends OxmqError {
   readonly code = 'UNRECOVERABLE';
@@ -133,6 +141,20 @@ export class FailedChildrenError extends OxmqError {
 /** A queue operation that needs a precondition (e.g. obliterate needs a paused queue). */
 export class QueueStateError extends OxmqError {
   readonly code = 'QUEUE_STATE';
+}
+/**
+ * bullmq's name for a command sent on a closed connection, exported so code that tests for it
+ * compiles. OxMQ does not raise it: its closed objects raise ClosedError, and a closed
+ * connection surfaces ioredis's own error (message CONNECTION_CLOSED_ERROR_MSG).
+ */
+export class ConnectionClosedError extends OxmqError {
+  readonly code = 'CONNECTION_CLOSED';
+  constructor(
+    message = CONNECTION_CLOSED_ERROR_MSG,
+    override readonly cause?: unknown,
+  ) {
+    super(message);
+  }
 }
 /** An operation on a closed Queue, Worker or QueueEvents. */
 export class ClosedError extends OxmqError {

@@ -190,6 +190,21 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
     return Job.fromHash<T, R, N>(queue, id, hashFromJobJson(json));
   }
 
+  /** Stored (short-key) options JSON back into JobsOptions, as bullmq's static does. */
+  static optsFromJSON(rawOpts?: string): JobsOptions {
+    return decodeOptions(parseJson<Record<string, unknown>>(rawOpts, {}));
+  }
+
+  /** Appends a log line to a job known by id; returns how many lines the job keeps. */
+  static addJobLog(
+    queue: JobScope,
+    jobId: string,
+    logRow: string,
+    keepLogs?: number,
+  ): Promise<number> {
+    return queue.backend.addLog(jobId, String(logRow), keepLogs);
+  }
+
   /** bullmq's JobJson of this job (data, return value and stack traces as JSON text). */
   asJSON(): JobJson {
     return {

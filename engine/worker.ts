@@ -242,6 +242,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
         this.emit('lockRenewalFailed', [jobId]);
       },
       (error) => this.emitError(error),
+      (jobIds) => this.emit('locksRenewed', { count: jobIds.length, jobIds }),
     );
     this.stalledChecker = new StalledChecker(
       this.backend,
@@ -271,6 +272,49 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
 
   /** Options a subclass adds to WorkerOptions (the constructor refuses any other unknown one). */
   static readonly extraOptionKeys: readonly string[] = [];
+
+  /** `<prefix>:<queue name>`, as bullmq names it. */
+  get qualifiedName(): string {
+    return `${this.prefix}:${this.name}`;
+  }
+
+  /** The Redis key of one of this queue's structures (`<prefix>:<queue>:<type>`). */
+  toKey(type: string): string {
+    return `${this.qualifiedName}:${type}`;
+  }
+
+  /** The storage seam this worker uses (bullmq's getBackend; OxMQ's own interface). */
+  getBackend(): RedisQueueBackend {
+    return this.backend;
+  }
+
+  /** bullmq's bounds of one blocking wait for work, in seconds. */
+  get minimumBlockTimeout(): number {
+    return 0.001;
+  }
+
+  get maximumBlockTimeout(): number {
+    return DEFAULTS.worker.maxBlockSeconds;
+  }
+
+  /**
+   * Waits `milliseconds` (default: forever) or until `abortController` aborts, whichever is
+   * first; bullmq's helper, kept for code that calls it.
+   */
+  delay(milliseconds?: number, abortController?: AbortController): Promise<void> {
+    return new Promise((resolve) => {
+      const signal = abortController?.signal;
+      if (signal?.aborted) return resolve();
+      const timer =
+        milliseconds === undefined ? undefined : setTimeout(done, Math.max(0, milliseconds));
+      function done() {
+        if (timer) clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      }
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
 
   /** bullmq's static: the error a processor throws after a manual rate limit. */
   static RateLimitError(): Error {

@@ -47,6 +47,20 @@ describe('Job statics', () => {
     expect(copy.timestamp).toBe(added.timestamp);
     expect(() => Job.fromJSON(queue, { name: 'no id' })).toThrow(/job id/);
   });
+
+  it('optsFromJSON decodes stored options; addJobLog logs by id', async () => {
+    const { queue } = context('job-statics');
+    expect(Job.optsFromJSON('{"attempts":3,"kl":5,"rdof":true}')).toEqual({
+      attempts: 3,
+      keepLogs: 5,
+      removeDependencyOnFailure: true,
+    });
+    expect(Job.optsFromJSON()).toEqual({});
+    const added = await queue.add('x', {});
+    expect(await Job.addJobLog(queue, added.id, 'one')).toBe(1);
+    expect(await Job.addJobLog(queue, added.id, 'two', 1)).toBe(1);
+    expect((await queue.getJobLogs(added.id)).logs).toEqual(['two']);
+  });
 });
 
 describe('Job behaviour', () => {

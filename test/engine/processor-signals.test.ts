@@ -3,7 +3,9 @@
  * carries its move, and signal errors thrown without a move (a clear failed attempt).
  */
 import type { EventEmitter } from 'node:events';
+import * as bullmq from 'bullmq';
 import { describe, expect, it } from 'vitest';
+import * as oxmq from '../../engine';
 import {
   DelayedError,
   DelayedException,
@@ -29,6 +31,33 @@ function failedErrors(worker: EventEmitter): Error[] {
   worker.on('failed', (_job, error) => errors.push(error));
   return errors;
 }
+
+describe('bullmq error names', () => {
+  it('exports the signal messages and error classes under bullmq 6.7.0 names', () => {
+    for (const name of [
+      'UNRECOVERABLE_ERROR',
+      'DELAYED_ERROR',
+      'WAITING_ERROR',
+      'WAITING_CHILDREN_ERROR',
+      'RATE_LIMIT_ERROR',
+      'CONNECTION_CLOSED_ERROR_MSG',
+    ] as const) {
+      expect(oxmq[name]).toBe(bullmq[name]);
+    }
+    for (const name of [
+      'UnrecoverableError',
+      'DelayedError',
+      'WaitingError',
+      'WaitingChildrenError',
+      'RateLimitError',
+      'ConnectionClosedError',
+    ] as const) {
+      const ours = new oxmq[name]();
+      const theirs = new bullmq[name]();
+      expect([ours.name, ours.message]).toEqual([theirs.name, theirs.message]);
+    }
+  });
+});
 
 describe('DelayedError', () => {
   it('a number is the delay in ms, not the message', () => {
@@ -107,7 +136,9 @@ describe('DelayedError', () => {
         ),
       );
       const failures = failedErrors(worker);
-      await waitFor(async () => (await queue.getJobState(job.id)) === 'failed');
+      // The event follows the write to Redis: wait for the event.
+      await waitFor(() => failures.length === 1);
+      expect(await queue.getJobState(job.id)).toBe('failed');
       expect(failures[0]).toBeInstanceOf(UnmovedJobError);
       expect(failures[0]!.message).toMatch(hint);
       const stored = await queue.getJob(job.id);

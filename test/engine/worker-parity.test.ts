@@ -98,6 +98,34 @@ describe('worker parity', () => {
     ).toContain('batchSize');
   });
 
+  it("bullmq's small members: qualifiedName, toKey, block bounds, delay", async () => {
+    const name = uniqueQueueName('members');
+    const worker = track(new Worker(name, async () => 1, { ...connection(), autorun: false }));
+    expect(worker.qualifiedName).toBe(`bull:${name}`);
+    expect(worker.toKey('wait')).toBe(`bull:${name}:wait`);
+    expect(worker.getBackend()).toBe(worker.backend);
+    expect(worker.minimumBlockTimeout).toBeLessThan(worker.maximumBlockTimeout);
+    const aborter = new AbortController();
+    const waiting = worker.delay(undefined, aborter);
+    aborter.abort();
+    await waiting;
+    await worker.delay(1);
+  });
+
+  it("emits 'locksRenewed' with the renewed ids", async () => {
+    const name = uniqueQueueName('renewed');
+    const queue = track(new Queue(name, connection()));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const worker = track(new Worker(name, () => released, { ...connection(), lockDuration: 200 }));
+    const job = await queue.add('x', {});
+    const renewed = await new Promise<{ count: number; jobIds: string[] }>((resolve) =>
+      worker.once('locksRenewed', resolve),
+    );
+    expect(renewed).toEqual({ count: 1, jobIds: [job.id] });
+    release();
+  });
+
   it('concurrency can be raised on a running worker', async () => {
     const name = uniqueQueueName('concurrency');
     const queue = track(new Queue(name, connection()));
