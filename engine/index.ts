@@ -5,6 +5,7 @@ export { Queue } from './queue';
 export type { BulkJob, WorkerInfo } from './queue';
 export { Worker, workerConnectionName } from './worker';
 export type { Processor, GracefulCloseReport } from './worker';
+export type { GetNextJobOptions, WorkerListener } from './worker/worker-listener';
 export { BatchWorker, BATCH_DEFAULTS } from './batch-worker';
 export type { BatchProcessor, BatchWorkerOptions } from './batch-worker';
 export { SandboxCrashError, SandboxLoadError } from './sandbox/errors';

@@ -9,6 +9,7 @@ import { DEFAULTS } from './defaults';
 import {
   ClosedError,
   FailedChildrenError,
+  JobCancelledError,
   PendingDependenciesError,
   RateLimitError,
   UnrecoverableError,
@@ -29,6 +30,7 @@ import { InFlightJobs, type Flight } from './worker/in-flight';
 import { CompletionBatcher, type CompletionResult } from './worker/completion-batcher';
 import { MarkerWaiter } from './worker/marker-waiter';
 import { fetchForManualProcessing } from './worker/next-job';
+import type { GetNextJobOptions } from './worker/worker-listener';
 import { classifyThrown, unmovedSignalError } from './worker/processor-signals';
 import { carrierOfJob, JobAttempts } from './telemetry/job-attempts';
 import { ATTR, SPAN_EVENT } from './telemetry/semconv';
@@ -589,7 +591,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
         } catch (error) {
           if (this.isGivenUp(flight, error)) return undefined;
           flight.phase = 'finishing';
-          await this.handleProcessorError(job, token, error);
+          await this.handleProcessorError(job, token, cancelledSandboxError(flight, error));
           return undefined;
         }
         if (this.isGivenUp(flight)) return undefined;
@@ -817,7 +819,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
    */
   async getNextJob(
     token: string,
-    { block = true }: { block?: boolean } = {},
+    { block = true }: GetNextJobOptions = {},
   ): Promise<Job<DataType, ReturnType, NameType> | undefined> {
     if (typeof token !== 'string' || token.length === 0) {
       throw new ValidationError('getNextJob needs a lock token (a non-empty string)');
@@ -903,7 +905,8 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     if (!doNotWaitActive) await this.whenSlotsEmpty();
   }
 
-  resume(): void {
+  /** Takes new jobs again. Async like bullmq's; the effect is immediate. */
+  async resume(): Promise<void> {
     if (!this.paused) return;
     this.paused = false;
     this.wakeUp();
@@ -1038,6 +1041,15 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     })();
     return this.finished;
   }
+}
+
+/** A sandbox child stopped by cancelJob (not by closing) is a cancelled attempt, said so. */
+function cancelledSandboxError(flight: Flight, error: unknown): unknown {
+  const signal = flight.controller?.signal;
+  if (!(error instanceof SandboxAbortedError) || !signal?.aborted) return error;
+  const reason: unknown = signal.reason;
+  const said = typeof reason === 'string' ? reason : undefined;
+  return new JobCancelledError(`Job ${flight.jobId} cancelled${said ? `: ${said}` : ''}`);
 }
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {

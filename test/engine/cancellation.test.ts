@@ -4,7 +4,8 @@
  */
 import { Worker as BullWorker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { Queue, Worker } from '../../engine';
+import { fileURLToPath } from 'node:url';
+import { JobCancelledError, Queue, Worker } from '../../engine';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 
@@ -122,5 +123,24 @@ describe('cancellation (OxMQ only)', () => {
     expect(await queue.getJobState(b.id)).toBe('active');
     releases.get(b.id)!();
     await waitFor(async () => (await queue.getJobState(b.id)) === 'completed');
+  });
+});
+
+describe('cancellation of a sandboxed job', () => {
+  it('stops the child and fails the attempt with JobCancelledError and the reason', async () => {
+    const name = uniqueQueueName('cancel-sandbox');
+    const queue = track(new Queue(name, connection()));
+    const file = fileURLToPath(new URL('../helpers/sandbox-processors/hangs.ts', import.meta.url));
+    const worker = track(new Worker(name, file, connection()));
+    const failures: Error[] = [];
+    worker.on('failed', (_job, error: Error) => failures.push(error));
+    const job = await queue.add('x', {});
+    // The fixture reports progress once it runs in its child.
+    await new Promise<void>((resolve) => worker.once('progress', () => resolve()));
+    expect(worker.cancelJob(job.id, 'no longer needed')).toBe(true);
+    await waitFor(() => failures.length === 1);
+    expect(failures[0]).toBeInstanceOf(JobCancelledError);
+    expect(failures[0]!.message).toBe(`Job ${job.id} cancelled: no longer needed`);
+    expect(await queue.getJobState(job.id)).toBe('failed');
   });
 });

@@ -3,7 +3,14 @@
  * at or past lockDuration, strict options, and a concurrency that can change while running.
  */
 import { describe, expect, it } from 'vitest';
-import { BatchWorker, Queue, ValidationError, Worker } from '../../engine';
+import {
+  BatchWorker,
+  Queue,
+  ValidationError,
+  Worker,
+  type GetNextJobOptions,
+  type WorkerListener,
+} from '../../engine';
 import { useCleanup } from '../helpers/cleanup';
 import { redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 
@@ -110,6 +117,13 @@ describe('worker parity', () => {
     aborter.abort();
     await waiting;
     await worker.delay(1);
+    // Async like bullmq's, and typed listeners under bullmq's names.
+    await worker.pause(true);
+    await expect(worker.resume()).resolves.toBeUndefined();
+    const onCompleted: WorkerListener['completed'] = () => undefined;
+    worker.on('completed', onCompleted);
+    const options: GetNextJobOptions = { block: false };
+    expect(await worker.getNextJob('t', options)).toBeUndefined();
   });
 
   it("emits 'locksRenewed' with the renewed ids", async () => {
