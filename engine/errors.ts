@@ -179,14 +179,6 @@ export class TimeoutError extends OxmqError {
   readonly code = 'TIMEOUT';
 }
 /**
- * worker.cancelJob stopped a sandboxed job: its child is stopped (an in-process processor gets
- * the abort on its signal and decides), and the attempt fails with this, the reason in the
- * message. The normal retry rules apply.
- */
-export class JobCancelledError extends OxmqError {
-  readonly code = 'JOB_CANCELLED';
-}
-/**
  * A processor threw DelayedError, WaitingError or WaitingChildrenError without moving its job
  * first: the job fails with this rather than sit in active until the stalled checker finds it.
  */

@@ -9,7 +9,6 @@ import { DEFAULTS } from './defaults';
 import {
   ClosedError,
   FailedChildrenError,
-  JobCancelledError,
   PendingDependenciesError,
   RateLimitError,
   UnrecoverableError,
@@ -174,8 +173,9 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
         onError: (error) => this.emitError(error),
       });
       this.sandbox = sandbox;
-      this.processor = (job, _token, signal) =>
-        sandbox.process(job, signal ?? this.abort.signal) as Promise<ReturnType>;
+      // The worker's signal kills the child on close; the job's own is passed into the child.
+      this.processor = (job, token, signal) =>
+        sandbox.process(job, this.abort.signal, signal, token) as Promise<ReturnType>;
       this.processorTakesSignal = true;
     } else if (processor !== null && processor !== undefined) {
       throw new ValidationError(
@@ -591,7 +591,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
         } catch (error) {
           if (this.isGivenUp(flight, error)) return undefined;
           flight.phase = 'finishing';
-          await this.handleProcessorError(job, token, cancelledSandboxError(flight, error));
+          await this.handleProcessorError(job, token, error);
           return undefined;
         }
         if (this.isGivenUp(flight)) return undefined;
@@ -1041,15 +1041,6 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     })();
     return this.finished;
   }
-}
-
-/** A sandbox child stopped by cancelJob (not by closing) is a cancelled attempt, said so. */
-function cancelledSandboxError(flight: Flight, error: unknown): unknown {
-  const signal = flight.controller?.signal;
-  if (!(error instanceof SandboxAbortedError) || !signal?.aborted) return error;
-  const reason: unknown = signal.reason;
-  const said = typeof reason === 'string' ? reason : undefined;
-  return new JobCancelledError(`Job ${flight.jobId} cancelled${said ? `: ${said}` : ''}`);
 }
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {

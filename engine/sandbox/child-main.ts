@@ -17,7 +17,7 @@ import {
   type SandboxJobMethod,
 } from './protocol';
 
-type SandboxedProcessorFn = (job: SandboxedJob) => unknown;
+type SandboxedProcessorFn = (job: SandboxedJob, token?: string, signal?: AbortSignal) => unknown;
 
 interface Channel {
   /** Resolves once the message is handed to the transport (so exiting next does not lose it). */
@@ -107,6 +107,8 @@ function main(): void {
   >();
   let nextCallId = 0;
   let processor: SandboxedProcessorFn | undefined;
+  /** The running job's signal source (one job at a time per child). */
+  let running: AbortController | undefined;
 
   let crashing = false;
   const crash = (error: unknown) => {
@@ -126,20 +128,28 @@ function main(): void {
       void channel.send({ type: 'call', callId, method, arg });
     });
 
-  const run = async (fields: SandboxJobFields) => {
+  const run = async (fields: SandboxJobFields, token: string | undefined) => {
     let reply: ChildToParent;
+    const controller = new AbortController();
+    running = controller;
     try {
       if (!processor) throw new Error('OxMQ sandbox child got a job before it was ready');
-      reply = completedReply(await processor(createSandboxedJob(fields, call)));
+      reply = completedReply(
+        await processor(createSandboxedJob(fields, call), token, controller.signal),
+      );
     } catch (error) {
       reply = { type: 'failed', error: serializeError(error) };
+    } finally {
+      if (running === controller) running = undefined;
     }
     await channel.send(reply);
   };
 
   channel.onMessage((message) => {
     if (message.type === 'run') {
-      void run(message.job);
+      void run(message.job, message.token);
+    } else if (message.type === 'cancel') {
+      running?.abort(message.reason);
     } else if (message.type === 'reply') {
       const pending = pendingCalls.get(message.callId);
       pendingCalls.delete(message.callId);

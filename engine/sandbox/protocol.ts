@@ -5,7 +5,8 @@
  *
  * A child starts, loads the processor module and says `ready` (or `loadFailed`, then exits).
  * The parent sends one `run` at a time; while it runs, the child may `call` a job method, which
- * the parent applies on the real Job and answers with a `reply`. The run ends with `completed`
+ * the parent applies on the real Job and answers with a `reply`, and the parent may send `cancel`,
+ * which aborts the signal the processor got. The run ends with `completed`
  * or `failed`. A child that crashes says `crashed` (when it still can) and exits.
  */
 import type { JobsOptions } from '../job-options';
@@ -42,7 +43,9 @@ export interface SerializedError {
 }
 
 export type ParentToChild =
-  | { type: 'run'; job: SandboxJobFields }
+  | { type: 'run'; job: SandboxJobFields; token?: string }
+  /** worker.cancelJob: abort the running processor's signal (it decides what to do). */
+  | { type: 'cancel'; reason?: string }
   | { type: 'reply'; callId: number; ok: true; value: unknown }
   | { type: 'reply'; callId: number; ok: false; error: SerializedError };
 

@@ -151,7 +151,7 @@ export class SandboxChild {
   }
 
   /** Runs one job; never rejects: a crash is an outcome. */
-  run(job: SandboxJobFields, apply: ApplyJobMethod): Promise<RunOutcome> {
+  run(job: SandboxJobFields, apply: ApplyJobMethod, token?: string): Promise<RunOutcome> {
     if (this.current) throw new Error('OxMQ sandbox child is already running a job');
     return new Promise<RunOutcome>((settle) => {
       if (!this.alive) {
@@ -162,8 +162,13 @@ export class SandboxChild {
         return;
       }
       this.current = { apply, calls: new Set(), settle };
-      this.transport.send({ type: 'run', job });
+      this.transport.send({ type: 'run', job, token });
     });
+  }
+
+  /** Aborts the running job's signal in the child (worker.cancelJob); no-op when idle. */
+  cancel(reason?: string): void {
+    if (this.current && this.alive) this.transport.send({ type: 'cancel', reason });
   }
 
   /** Stops the child at once; resolves once it is gone. */

@@ -110,9 +110,16 @@ export class SandboxedProcessor {
   /**
    * Runs `job` in a child. Resolves with its return value, rejects with its error (name,
    * message and stack from the child), a SandboxCrashError or a SandboxLoadError; rejects with
-   * SandboxAbortedError when `signal` stopped it (the child is killed).
+   * SandboxAbortedError when `signal` (the worker closing) stopped it (the child is killed).
+   * `cancel` (worker.cancelJob) is passed into the child: the processor's own signal aborts and
+   * the processor decides, as an in-process one does.
    */
-  async process(job: Job, signal: AbortSignal): Promise<unknown> {
+  async process(
+    job: Job,
+    signal: AbortSignal,
+    cancel?: AbortSignal,
+    token?: string,
+  ): Promise<unknown> {
     if (signal.aborted) throw new SandboxAbortedError();
     let aborted = false;
     let child: Awaited<ReturnType<SandboxPool['acquire']>> | undefined;
@@ -120,7 +127,9 @@ export class SandboxedProcessor {
       aborted = true;
       void child?.kill();
     };
+    const onCancel = () => child?.cancel(cancelReason(cancel));
     signal.addEventListener('abort', onAbort, { once: true });
+    cancel?.addEventListener('abort', onCancel, { once: true });
     try {
       try {
         child = await this.pool.acquire();
@@ -134,9 +143,14 @@ export class SandboxedProcessor {
         void child.kill();
         throw new SandboxAbortedError();
       }
-      const outcome = await child.run(jobFields(job), (method, arg) =>
-        applyJobMethod(job, method, arg),
+      const running = child.run(
+        jobFields(job),
+        (method, arg) => applyJobMethod(job, method, arg),
+        token,
       );
+      // Cancelled while the child was being acquired: tell it now that it runs the job.
+      if (cancel?.aborted) onCancel();
+      const outcome = await running;
       if (aborted) throw new SandboxAbortedError();
       if (outcome.kind === 'crashed') throw outcome.error;
       this.pool.release(child);
@@ -144,6 +158,7 @@ export class SandboxedProcessor {
       return JSON.parse(outcome.value) as unknown;
     } finally {
       signal.removeEventListener('abort', onAbort);
+      cancel?.removeEventListener('abort', onCancel);
     }
   }
 
@@ -157,4 +172,11 @@ export class SandboxedProcessor {
   close(): Promise<void> {
     return this.pool.close();
   }
+}
+
+/** The reason a child can receive: text (process IPC carries JSON; an abort's default reason is
+ * a DOMException, which it cannot). */
+function cancelReason(signal: AbortSignal | undefined): string | undefined {
+  const reason: unknown = signal?.reason;
+  return typeof reason === 'string' ? reason : undefined;
 }
