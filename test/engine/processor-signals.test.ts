@@ -3,6 +3,7 @@
  * carries its move, and signal errors thrown without a move (a clear failed attempt).
  */
 import type { EventEmitter } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import * as bullmq from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import * as oxmq from '../../engine';
@@ -145,6 +146,17 @@ describe('DelayedError', () => {
       expect(stored?.failedReason).toMatch(hint);
     },
   );
+
+  it('a sandboxed processor can throw a DelayedError carrying its move', async () => {
+    const name = uniqueQueueName('delayed-sandbox');
+    const queue = track(new Queue(name, connection()));
+    const job = await queue.add('x', {});
+    const file = fileURLToPath(new URL('../helpers/sandbox-processors/delays.ts', import.meta.url));
+    const worker = track(new Worker(name, file, connection()));
+    const failures = failedErrors(worker);
+    await waitFor(async () => (await queue.getJobState(job.id)) === 'delayed');
+    expect(failures).toEqual([]);
+  });
 
   it('after job.moveToDelayed, a bare DelayedError is taken at its word (bullmq protocol)', async () => {
     const name = uniqueQueueName('delayed-protocol');
