@@ -98,6 +98,12 @@ export function validateWorkerOptions(
   ) {
     throw new ValidationError('maxStalledCount must be a non-negative integer');
   }
+  if (
+    opts.maxStartedAttempts !== undefined &&
+    !(Number.isInteger(opts.maxStartedAttempts) && opts.maxStartedAttempts >= 0)
+  ) {
+    throw new ValidationError('maxStartedAttempts must be a non-negative integer');
+  }
   if (opts.limiter !== undefined) {
     positive('limiter.max', opts.limiter.max, true);
     positive('limiter.duration', opts.limiter.duration);

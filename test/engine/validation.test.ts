@@ -254,6 +254,7 @@ describe('worker options', () => {
       { workerThreadsOptions: {} } as Partial<WorkerOptions>,
     ],
     ['maxStalledCount -1', { maxStalledCount: -1 }],
+    ['maxStartedAttempts -1', { maxStartedAttempts: -1 }],
     ['an empty name', { name: '' }],
     ['drainDelay 0', { drainDelay: 0 }],
   ];
