@@ -28,6 +28,7 @@ import { planFailure } from './worker/failure-plan';
 import { InFlightJobs, type Flight } from './worker/in-flight';
 import { CompletionBatcher, type CompletionResult } from './worker/completion-batcher';
 import { MarkerWaiter } from './worker/marker-waiter';
+import { abortableDelay } from './worker/abortable-delay';
 import { fetchForManualProcessing } from './worker/next-job';
 import type { GetNextJobOptions } from './worker/worker-listener';
 import { classifyThrown, unmovedSignalError } from './worker/processor-signals';
@@ -304,18 +305,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
    * first; bullmq's helper, kept for code that calls it.
    */
   delay(milliseconds?: number, abortController?: AbortController): Promise<void> {
-    return new Promise((resolve) => {
-      const signal = abortController?.signal;
-      if (signal?.aborted) return resolve();
-      const timer =
-        milliseconds === undefined ? undefined : setTimeout(done, Math.max(0, milliseconds));
-      function done() {
-        if (timer) clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      }
-      signal?.addEventListener('abort', done, { once: true });
-    });
+    return abortableDelay(milliseconds, abortController?.signal);
   }
 
   /** bullmq's static: the error a processor throws after a manual rate limit. */
