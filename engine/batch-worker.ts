@@ -70,6 +70,8 @@ export class BatchWorker<
   ReturnType = any,
   NameType extends string = string,
 > extends Worker<DataType, ReturnType, NameType> {
+  static override readonly extraOptionKeys: readonly string[] = ['batchSize', 'maxBatchBytes'];
+
   /* eslint-enable @typescript-eslint/no-explicit-any */
   readonly batchSize: number;
   readonly maxBatchBytes: number;

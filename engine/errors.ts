@@ -14,6 +14,14 @@ export abstract class OxmqError extends Error {
 
 // ---- processor signals -------------------------------------------------------------------
 
+/** bullmq's signal messages, exported under its names; either library recognises them. */
+export const UNRECOVERABLE_ERROR = 'bullmq:unrecoverable';
+export const DELAYED_ERROR = 'bullmq:movedToDelayed';
+export const WAITING_ERROR = 'bullmq:movedToWait';
+export const WAITING_CHILDREN_ERROR = 'bullmq:movedToWaitingChildren';
+export const RATE_LIMIT_ERROR = 'bullmq:rateLimitExceeded';
+export const CONNECTION_CLOSED_ERROR_MSG = 'Connection is closed.';
+
 /** Fail the job now, without further retries. */
 export class UnrecoverableError extends OxmqError {
   readonly code = 'UNRECOVERABLE';
@@ -22,12 +30,54 @@ export class UnrecoverableError extends OxmqError {
   }
 }
 
-/** The processor moved its job to delayed (job.moveToDelayed); the worker does nothing more. */
+/** Where a DelayedError moves its job: `delay` ms from now, or `until` a timestamp (ms). */
+export interface DelayedErrorMove {
+  delay?: number;
+  until?: number;
+  message?: string;
+}
+
+/**
+ * Two ways to use it. bullmq's: call job.moveToDelayed(timestamp, token), then throw
+ * `new DelayedError()`; the worker does nothing more. OxMQ's: throw
+ * `new DelayedError({ delay: 10_000 })` (or `{ until: timestamp }`, or a bare number of ms) and
+ * the worker moves the job itself, without using an attempt. A DelayedError that neither follows
+ * a move nor carries one fails the job with a message saying so.
+ */
 export class DelayedError extends OxmqError {
   readonly code = 'MOVED_TO_DELAYED';
-  constructor(message = 'bullmq:movedToDelayed') {
-    super(message);
+  /** Due time (ms since epoch) of the move this error carries, if it carries one. */
+  readonly until?: number;
+  constructor(messageOrMove: string | number | DelayedErrorMove = 'bullmq:movedToDelayed') {
+    const move =
+      typeof messageOrMove === 'number'
+        ? { delay: messageOrMove }
+        : typeof messageOrMove === 'object' && messageOrMove !== null
+          ? messageOrMove
+          : undefined;
+    super(
+      typeof messageOrMove === 'string'
+        ? messageOrMove
+        : (move?.message ?? 'bullmq:movedToDelayed'),
+    );
+    if (move) this.until = dueTimeOf(move);
   }
+}
+
+function dueTimeOf(move: DelayedErrorMove): number {
+  const { delay, until } = move;
+  if ((delay === undefined) === (until === undefined)) {
+    throw new ValidationError(
+      'DelayedError needs exactly one of { delay } (ms) or { until } (ms timestamp)',
+    );
+  }
+  const value = (delay ?? until) as unknown;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new ValidationError(
+      `DelayedError ${delay !== undefined ? 'delay' : 'until'} must be a finite number of ms (0 or more)`,
+    );
+  }
+  return delay !== undefined ? Date.now() + delay : value;
 }
 
 /** The processor moved its job back to wait; the worker does nothing more. */
@@ -92,15 +142,58 @@ export class FailedChildrenError extends OxmqError {
 export class QueueStateError extends OxmqError {
   readonly code = 'QUEUE_STATE';
 }
+/**
+ * bullmq's name for a command sent on a closed connection, exported so code that tests for it
+ * compiles. OxMQ does not raise it: its closed objects raise ClosedError, and a closed
+ * connection surfaces ioredis's own error (message CONNECTION_CLOSED_ERROR_MSG).
+ */
+export class ConnectionClosedError extends OxmqError {
+  readonly code = 'CONNECTION_CLOSED';
+  constructor(
+    message = CONNECTION_CLOSED_ERROR_MSG,
+    override readonly cause?: unknown,
+  ) {
+    super(message);
+  }
+}
 /** An operation on a closed Queue, Worker or QueueEvents. */
 export class ClosedError extends OxmqError {
   readonly code = 'CLOSED';
+}
+/**
+ * What job.waitUntilFinished rejects with when the job failed for good: the message is the
+ * failure reason (as bullmq's plain Error), with the job id and its stored stack traces.
+ */
+export class JobFailedError extends OxmqError {
+  readonly code = 'JOB_FAILED';
+  constructor(
+    readonly jobId: string,
+    readonly failedReason: string,
+    readonly stacktrace: string[] = [],
+  ) {
+    super(failedReason);
+  }
 }
 /** waitUntilFinished gave up. */
 export class TimeoutError extends OxmqError {
   readonly code = 'TIMEOUT';
 }
+/**
+ * A processor threw DelayedError, WaitingError or WaitingChildrenError without moving its job
+ * first: the job fails with this rather than sit in active until the stalled checker finds it.
+ */
+export class UnmovedJobError extends OxmqError {
+  readonly code = 'JOB_NOT_MOVED';
+}
 /** A script returned something the engine does not understand. */
 export class UnexpectedReplyError extends OxmqError {
   readonly code = 'UNEXPECTED_REPLY';
 }
+
+// bullmq's older names of the processor signals, kept so code written with them runs unchanged.
+export const DelayedException = DelayedError;
+export type DelayedException = DelayedError;
+export const WaitingException = WaitingError;
+export type WaitingException = WaitingError;
+export const WaitingChildrenException = WaitingChildrenError;
+export type WaitingChildrenException = WaitingChildrenError;

@@ -4,10 +4,10 @@
 export { Queue } from './queue';
 export type { BulkJob, WorkerInfo } from './queue';
 export type { QueueMeta } from './queue-meta';
-export type { JobJson } from './job-json';
 export type { DependencyItem, DependencyListing } from './backend/redis/dependency-page';
 export { Worker, workerConnectionName } from './worker';
 export type { Processor, GracefulCloseReport } from './worker';
+export type { GetNextJobOptions, WorkerListener } from './worker/worker-listener';
 export { BatchWorker, BATCH_DEFAULTS } from './batch-worker';
 export type { BatchProcessor, BatchWorkerOptions } from './batch-worker';
 export { SandboxCrashError, SandboxLoadError } from './sandbox/errors';
@@ -20,7 +20,9 @@ export type { QueueEventsOptions, QueueEventsListener, QueueEventArgs } from './
 export { QueueEventsProducer } from './queue-events-producer';
 export type { QueueEventsProducerOptions } from './queue-events-producer';
 export { Job, truncateUtf8 } from './job';
-export type { ParentLink, FinishedEventsSource } from './job';
+export type { ParentLink, FinishedEventsSource, JobAdder } from './job';
+export type { JobJson } from './job-json';
+export type { NextJobTuple } from './job-finish';
 export type {
   DependencyOpts,
   DependenciesOpts,

@@ -1,5 +1,8 @@
 import { DEFAULTS } from './defaults';
-import { JobNotFoundError, TimeoutError, ValidationError } from './errors';
+import { truncateUtf8 } from './job-stacktrace';
+
+export { appendStacktrace, truncateUtf8 } from './job-stacktrace';
+import { JobFailedError, JobNotFoundError, TimeoutError, ValidationError } from './errors';
 import type { ParentLinkFields, RawJobHash } from './backend/queue-backend';
 import type { JobStateReply } from './backend/queue-operations';
 import {
@@ -13,12 +16,26 @@ import {
   type DependencyCountsOpts,
 } from './job-dependencies';
 import { decodeOptions, serializeData, validateJobOptions, type JobsOptions } from './job-options';
+import { completeJob, extendJobLock, failJob, type NextJobTuple } from './job-finish';
+import { hashFromJobJson, jobJsonFromHash, type JobJson } from './job-json';
 import type { JobScope } from './job-scope';
 import { parentLinkFor } from './prepare-job';
 import { TraceContext } from './telemetry/trace-context';
 
 /** The parent link stored on a child job (`parent` hash field). */
 export type ParentLink = ParentLinkFields;
+
+/**
+ * Jobs whose processor moved them itself (moveToDelayed, moveToWait, a moveToWaitingChildren
+ * that parked it): the worker then takes bullmq's signal errors at their word.
+ */
+export const movedByProcessor = new WeakSet<Job>();
+
+/** What Job.create and Job.createBulk add through (a Queue). */
+export interface JobAdder<T, R, N extends string> {
+  add(name: N, data: T, opts?: JobsOptions): Promise<Job<T, R, N>>;
+  addBulk(jobs: { name: N; data: T; opts?: JobsOptions }[]): Promise<Job<T, R, N>[]>;
+}
 
 /** The part of QueueEvents that waitUntilFinished listens to. */
 export interface FinishedEventsSource {
@@ -129,6 +146,91 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
     job.tracestate = hash.tracestate;
     job.childTraceparents = stringArray(parseJson<unknown>(hash.childTraceparents, undefined));
     return job;
+  }
+
+  /** bullmq's Job.create: adds one job through the queue (its defaults and checks apply). */
+  static create<T = any, R = any, N extends string = string>( // eslint-disable-line @typescript-eslint/no-explicit-any -- bullmq's defaults
+    queue: JobAdder<T, R, N>,
+    name: N,
+    data: T,
+    opts?: JobsOptions,
+  ): Promise<Job<T, R, N>> {
+    return queue.add(name, data, opts);
+  }
+
+  /** bullmq's Job.createBulk: adds the jobs atomically through the queue. */
+  static createBulk<T = any, R = any, N extends string = string>( // eslint-disable-line @typescript-eslint/no-explicit-any -- bullmq's defaults
+    queue: JobAdder<T, R, N>,
+    jobs: { name: N; data: T; opts?: JobsOptions }[],
+  ): Promise<Job<T, R, N>[]> {
+    return queue.addBulk(jobs);
+  }
+
+  /** The job as stored now, or undefined when there is none with that id. */
+  static async fromId<T = any, R = any, N extends string = string>( // eslint-disable-line @typescript-eslint/no-explicit-any -- bullmq's defaults
+    queue: JobScope,
+    jobId: string,
+  ): Promise<Job<T, R, N> | undefined> {
+    if (typeof jobId !== 'string' || jobId.length === 0) return undefined;
+    const hash = await queue.backend.getJobHash(jobId);
+    return hash ? Job.fromHash<T, R, N>(queue, jobId, hash) : undefined;
+  }
+
+  /**
+   * A Job from bullmq's JobJson (what moveToCompleted(…, fetchNext) returns for the next job);
+   * `jobId` is used when the JSON carries none.
+   */
+  static fromJSON<T = any, R = any, N extends string = string>( // eslint-disable-line @typescript-eslint/no-explicit-any -- bullmq's defaults
+    queue: JobScope,
+    json: Partial<JobJson> | Record<string, unknown>,
+    jobId?: string,
+  ): Job<T, R, N> {
+    const id = typeof json.id === 'string' && json.id ? json.id : jobId;
+    if (!id) throw new ValidationError('Job.fromJSON needs a job id (in the JSON or as jobId)');
+    return Job.fromHash<T, R, N>(queue, id, hashFromJobJson(json));
+  }
+
+  /** Stored (short-key) options JSON back into JobsOptions, as bullmq's static does. */
+  static optsFromJSON(rawOpts?: string): JobsOptions {
+    return decodeOptions(parseJson<Record<string, unknown>>(rawOpts, {}));
+  }
+
+  /** Appends a log line to a job known by id; returns how many lines the job keeps. */
+  static addJobLog(
+    queue: JobScope,
+    jobId: string,
+    logRow: string,
+    keepLogs?: number,
+  ): Promise<number> {
+    return queue.backend.addLog(jobId, String(logRow), keepLogs);
+  }
+
+  /** bullmq's JobJson of this job (data, return value and stack traces as JSON text). */
+  asJSON(): JobJson {
+    return {
+      ...jobJsonFromHash(this.id, {}),
+      name: this.name,
+      data: JSON.stringify(this.data ?? {}),
+      opts: this.opts,
+      progress: this.progress,
+      attemptsMade: this.attemptsMade,
+      attemptsStarted: this.attemptsStarted,
+      stalledCounter: this.stalledCounter,
+      finishedOn: this.finishedOn,
+      processedOn: this.processedOn,
+      timestamp: this.timestamp,
+      delay: this.delay,
+      priority: this.priority,
+      failedReason: this.failedReason ?? '',
+      stacktrace: JSON.stringify(this.stacktrace),
+      returnvalue: JSON.stringify(this.returnvalue ?? null),
+      parent: this.parent,
+      parentKey: this.parentKey,
+      repeatJobKey: this.repeatJobKey,
+      deduplicationId: this.deduplicationId,
+      deferredFailure: this.deferredFailure,
+      processedBy: this.processedBy,
+    };
   }
 
   get queueName(): string {
@@ -273,6 +375,7 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
   async moveToDelayed(timestamp: number, token = this.token): Promise<void> {
     if (!token) throw new ValidationError('moveToDelayed needs the lock token of the running job');
     await this.scope.backend.postponeJob(this.id, token, timestamp);
+    movedByProcessor.add(this);
     this.delay = Math.max(0, timestamp - Date.now());
   }
 
@@ -282,7 +385,40 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
    */
   async moveToWait(token = this.token): Promise<number> {
     if (!token) throw new ValidationError('moveToWait needs the lock token of the running job');
-    return this.scope.backend.moveActiveJobToWait(this.id, token);
+    const ttl = await this.scope.backend.moveActiveJobToWait(this.id, token);
+    movedByProcessor.add(this);
+    return ttl;
+  }
+
+  /**
+   * Manual processing: completes the job fetched with `token`. With fetchNext (the default, as
+   * in bullmq) and a Worker scope, the same call locks the next job with the same token and
+   * returns it as [JobJson, id, rateLimitMs, nextDelayedTs] (Job.fromJSON builds it).
+   */
+  moveToCompleted(
+    returnValue: ReturnType,
+    token: string,
+    fetchNext = true,
+  ): Promise<NextJobTuple | undefined> {
+    return completeJob(this.scope, this, returnValue, token, fetchNext);
+  }
+
+  /**
+   * Manual processing: a failed attempt, handled as when a processor throws (retry with the
+   * job's backoff while attempts remain, else failed). fetchNext as in moveToCompleted
+   * (default false, as in bullmq).
+   */
+  moveToFailed<E extends Error>(
+    err: E,
+    token: string,
+    fetchNext = false,
+  ): Promise<NextJobTuple | undefined> {
+    return failJob(this.scope, this, err, token, fetchNext);
+  }
+
+  /** Renews this job's lock held with `token` for `duration` ms: 1 when held, else 0. */
+  extendLock(token: string, duration: number): Promise<number> {
+    return extendJobLock(this.scope, this, token, duration);
   }
 
   // ---- children (flows): nothing is read until asked; each call is one round trip ----
@@ -313,6 +449,14 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
   }
 
   /**
+   * Removes this parent's children that have not run yet (with their own children), in bounded
+   * steps; running and failed children stay. A parent left with none is released.
+   */
+  async removeUnprocessedChildren(): Promise<void> {
+    await this.scope.ops.removeUnprocessedChildren(this.id);
+  }
+
+  /**
    * From a processor: park this job in waiting-children until its pending children (or the one
    * `child`) finish, then throw WaitingChildrenError. Returns false, leaving the job running,
    * when nothing is pending. Throws FailedChildrenError when a child failed this job.
@@ -324,7 +468,13 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
     if (!token) {
       throw new ValidationError('moveToWaitingChildren needs the lock token of the running job');
     }
-    return this.scope.ops.moveToWaitingChildren(this.id, token, childKeyOf(opts.child));
+    const parked = await this.scope.ops.moveToWaitingChildren(
+      this.id,
+      token,
+      childKeyOf(opts.child),
+    );
+    if (parked) movedByProcessor.add(this);
+    return parked;
   }
 
   /**
@@ -361,19 +511,30 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
   }
 
   /**
-   * Resolves with the return value once the job completes, rejects with its failure reason once
-   * it fails, or rejects with TimeoutError after ttl ms. Listens first, then reads Redis, so an
-   * outcome that lands in between is never missed.
+   * Resolves with the return value once the job completes; rejects with JobFailedError (job id,
+   * failure reason, stack traces) once it fails for good, with JobNotFoundError when the job is
+   * gone (removed, e.g. by removeOnComplete, before its outcome could be read), or with
+   * TimeoutError after ttl ms. Listens first, then reads Redis, so an outcome that lands in
+   * between is never missed.
    */
   async waitUntilFinished(queueEvents: FinishedEventsSource, ttl?: number): Promise<ReturnType> {
     await queueEvents.waitUntilReady?.();
     return new Promise<ReturnType>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
+      let settled = false;
       const onCompleted = (event: { returnvalue: unknown }) =>
         finish(() => resolve(event.returnvalue as ReturnType));
-      const onFailed = (event: { failedReason: string }) =>
-        finish(() => reject(new Error(event.failedReason)));
-      const finish = (settle: () => void) => {
+      const onFailed = (event: { failedReason: string }) => {
+        // Settled now (no second outcome); the stack traces are read on the way out.
+        finish(() =>
+          this.readStacktrace().then((traces) =>
+            reject(new JobFailedError(this.id, event.failedReason, traces)),
+          ),
+        );
+      };
+      const finish = (settle: () => unknown) => {
+        if (settled) return;
+        settled = true;
         if (timer) clearTimeout(timer);
         queueEvents.off(`completed:${this.id}`, onCompleted as never);
         queueEvents.off(`failed:${this.id}`, onFailed as never);
@@ -394,62 +555,48 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
         .then((outcome) => {
           if (outcome?.state === 'completed') onCompleted({ returnvalue: outcome.value });
           else if (outcome?.state === 'failed') onFailed({ failedReason: String(outcome.value) });
+          else if (outcome?.state === 'unknown') {
+            finish(() =>
+              reject(
+                new JobNotFoundError(
+                  `Job ${this.id} no longer exists (removed, e.g. by removeOnComplete or ` +
+                    'removeOnFail): its outcome cannot be read',
+                ),
+              ),
+            );
+          }
         })
         .catch((error: unknown) => finish(() => reject(error)));
     });
   }
 
   private async readOutcome(): Promise<
-    { state: 'completed' | 'failed'; value: unknown } | undefined
+    { state: 'completed' | 'failed' | 'unknown'; value: unknown } | undefined
   > {
     const state = await this.scope.ops.getState(this.id);
+    if (state === 'unknown') return { state, value: undefined };
     if (state !== 'completed' && state !== 'failed') return undefined;
     const hash = (await this.scope.backend.getJobHash(this.id)) ?? {};
     return state === 'completed'
       ? { state, value: parseJson(hash.returnvalue, null) }
       : { state, value: hash.failedReason ?? '' };
   }
+
+  /** The stored stack traces, or none when the job is gone or Redis cannot be read. */
+  private async readStacktrace(): Promise<string[]> {
+    try {
+      const hash = await this.scope.backend.getJobHash(this.id);
+      const traces = parseJson<unknown>(hash?.stacktrace, []);
+      return Array.isArray(traces) ? traces.map(String) : [];
+    } catch {
+      return [];
+    }
+  }
 }
 
 /** Bounds a failure reason to what a job hash should hold, with a visible marker when cut. */
 export function capFailedReason(reason: string): string {
   return truncateUtf8(reason, DEFAULTS.failure.maxFailedReasonBytes);
-}
-
-const TRUNCATION_MARKER = '…[truncated by oxmq]';
-
-export function truncateUtf8(text: string, maxBytes: number): string {
-  if (Buffer.byteLength(text) <= maxBytes) return text;
-  const room = maxBytes - Buffer.byteLength(TRUNCATION_MARKER);
-  let cut = Buffer.from(text).subarray(0, Math.max(0, room)).toString('utf8');
-  // A multi-byte character split at the edge decodes to U+FFFD: drop it.
-  cut = cut.replace(/\uFFFD$/, '');
-  return cut + TRUNCATION_MARKER;
-}
-
-/**
- * The stack traces kept across attempts: newest appended, at most `limit` entries (bullmq's
- * stackTraceLimit), and at most 8 KB in all (oldest entries dropped first, then the newest cut).
- */
-export function appendStacktrace(
-  existing: string[],
-  stack: string | undefined,
-  limit?: number,
-): string[] {
-  let traces = stack ? [...existing, stack] : [...existing];
-  if (limit !== undefined) traces = limit === 0 ? [] : traces.slice(-limit);
-  const budget = DEFAULTS.failure.maxStacktraceBytes;
-  const size = () => Buffer.byteLength(JSON.stringify(traces));
-  while (traces.length > 1 && size() > budget) traces.shift();
-  // JSON escaping (newlines, quotes) makes the stored text longer than the trace itself, so
-  // shrink the raw budget until the encoded array fits.
-  while (traces.length === 1 && size() > budget) {
-    const trace = traces[0]!;
-    const target = Buffer.byteLength(trace) - (size() - budget) - 16;
-    traces = [truncateUtf8(trace, Math.max(target, 0))];
-    if (target <= 0) break;
-  }
-  return traces;
 }
 
 /** A JSON array of strings as written, else undefined (a foreign writer's field is not ours). */

@@ -1,3 +1,5 @@
+import type { ForkOptions } from 'node:child_process';
+import type { WorkerOptions as ThreadWorkerOptions } from 'node:worker_threads';
 import type { BackoffStrategy } from './backoff';
 import type { KeepJobs } from './job-options';
 import type { QueueBaseOptions } from './queue-options';
@@ -14,7 +16,10 @@ export interface WorkerOptions extends QueueBaseOptions {
   concurrency?: number;
   /** How long a job's lock lives without renewal (ms). */
   lockDuration?: number;
-  /** How often locks are renewed (ms); default lockDuration / 2. */
+  /**
+   * How often locks are renewed (ms); default lockDuration / 2. As in bullmq, a value at or past
+   * lockDuration is accepted (the lock then lapses between renewals).
+   */
   lockRenewTime?: number;
   /** How often active jobs are checked for lost locks (ms). */
   stalledInterval?: number;
@@ -35,6 +40,17 @@ export interface WorkerOptions extends QueueBaseOptions {
   maxStartedAttempts?: number;
   /** Longest wait (ms) when rate limited before fetching again. */
   maximumRateLimitDelay?: number;
+  /**
+   * Pause (ms) before the fetch loop tries again after a Redis error (default 1000; bullmq's is
+   * 15000).
+   */
+  runRetryDelay?: number;
+  /** Accepted for bullmq compatibility; a Worker always has its own blocking connection. */
+  blockingConnection?: boolean;
+  /** Accepted for bullmq compatibility; OxMQ checks no Redis version. */
+  skipVersionCheck?: boolean;
+  /** Accepted for bullmq compatibility; no effect. */
+  skipWaitingForReady?: boolean;
   /** Per-minute completed/failed counts kept for getMetrics. */
   metrics?: { maxDataPoints: number };
   settings?: { backoffStrategy?: BackoffStrategy };
@@ -43,4 +59,11 @@ export interface WorkerOptions extends QueueBaseOptions {
    * child processes (default false).
    */
   useWorkerThreads?: boolean;
+  /**
+   * Passed on to `child_process.fork` for sandbox children (env, cwd, a heap limit in execArgv,
+   * ...). OxMQ keeps its own IPC, stdio and module loader: `execArgv` is added after its own.
+   */
+  workerForkOptions?: ForkOptions;
+  /** Passed on to `new Worker` for sandbox threads (resourceLimits, env, ...), likewise. */
+  workerThreadsOptions?: ThreadWorkerOptions;
 }

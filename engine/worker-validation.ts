@@ -13,10 +13,77 @@ function positive(name: string, value: unknown, integer = false): void {
   }
 }
 
-/** Rejects worker options that would make the worker misbehave rather than fail loudly. */
-export function validateWorkerOptions(opts: WorkerOptions): void {
+/** Every option a Worker reads (bullmq 6.7.0's names, plus OxMQ's own). */
+const WORKER_OPTIONS = new Set([
+  'connection',
+  'prefix',
+  'telemetry',
+  'name',
+  'autorun',
+  'concurrency',
+  'limiter',
+  'metrics',
+  'maximumRateLimitDelay',
+  'maxStartedAttempts',
+  'maxStalledCount',
+  'stalledInterval',
+  'removeOnComplete',
+  'removeOnFail',
+  'skipStalledCheck',
+  'skipLockRenewal',
+  'drainDelay',
+  'lockDuration',
+  'lockRenewTime',
+  'runRetryDelay',
+  'settings',
+  'useWorkerThreads',
+  'workerForkOptions',
+  'workerThreadsOptions',
+  // bullmq options with nothing to do here: a Worker always has its own blocking connection,
+  // OxMQ checks no Redis version and never queues commands behind a readiness wait.
+  'blockingConnection',
+  'skipVersionCheck',
+  'skipWaitingForReady',
+]);
+
+function onlyKeys(name: string, value: unknown, keys: readonly string[]): void {
+  if (value === undefined) return;
+  if (value === null || typeof value !== 'object') {
+    throw new ValidationError(`${name} must be an object`);
+  }
+  for (const key of Object.keys(value)) {
+    if (!keys.includes(key)) {
+      throw new ValidationError(`Unknown worker option ${name}.${key} (known: ${keys.join(', ')})`);
+    }
+  }
+}
+
+/**
+ * Rejects worker options that would make the worker misbehave rather than fail loudly, and
+ * options it does not know (a typo would otherwise be silently ignored). `extraKeys`: the
+ * options of a subclass (BatchWorker).
+ */
+export function validateWorkerOptions(
+  opts: WorkerOptions,
+  extraKeys: readonly string[] = [],
+): void {
   if (!opts || opts.connection === undefined)
     throw new ValidationError('Worker needs a connection option');
+  for (const key of Object.keys(opts)) {
+    if (!WORKER_OPTIONS.has(key) && !extraKeys.includes(key)) {
+      throw new ValidationError(`Unknown worker option ${key}`);
+    }
+  }
+  for (const key of ['workerForkOptions', 'workerThreadsOptions'] as const) {
+    const value = opts[key];
+    if (value !== undefined && (value === null || typeof value !== 'object')) {
+      throw new ValidationError(`${key} must be an object`);
+    }
+  }
+  onlyKeys('settings', opts.settings, ['backoffStrategy']);
+  onlyKeys('metrics', opts.metrics, ['maxDataPoints']);
+  onlyKeys('limiter', opts.limiter, ['max', 'duration']);
+  positive('runRetryDelay', opts.runRetryDelay);
   positive('concurrency', opts.concurrency, true);
   positive('lockDuration', opts.lockDuration);
   positive('lockRenewTime', opts.lockRenewTime);
@@ -30,11 +97,10 @@ export function validateWorkerOptions(opts: WorkerOptions): void {
     throw new ValidationError('maxStalledCount must be a non-negative integer');
   }
   if (
-    opts.lockRenewTime !== undefined &&
-    opts.lockDuration !== undefined &&
-    opts.lockRenewTime >= opts.lockDuration
+    opts.maxStartedAttempts !== undefined &&
+    !(Number.isInteger(opts.maxStartedAttempts) && opts.maxStartedAttempts >= 0)
   ) {
-    throw new ValidationError('lockRenewTime must be shorter than lockDuration');
+    throw new ValidationError('maxStartedAttempts must be a non-negative integer');
   }
   if (opts.limiter !== undefined) {
     positive('limiter.max', opts.limiter.max, true);

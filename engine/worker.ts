@@ -10,11 +10,12 @@ import {
   ClosedError,
   FailedChildrenError,
   PendingDependenciesError,
+  RateLimitError,
   UnrecoverableError,
   ValidationError,
 } from './errors';
-import { Job } from './job';
-import type { JobScope } from './job-scope';
+import { Job, movedByProcessor } from './job';
+import type { JobFinishingContext, JobScope } from './job-scope';
 import { JobScheduler } from './job-scheduler';
 import { keepRule } from './keep-jobs';
 import { QueueKeys } from './keys';
@@ -27,8 +28,12 @@ import { planFailure } from './worker/failure-plan';
 import { InFlightJobs, type Flight } from './worker/in-flight';
 import { CompletionBatcher, type CompletionResult } from './worker/completion-batcher';
 import { MarkerWaiter } from './worker/marker-waiter';
+import { abortableDelay } from './worker/abortable-delay';
+import { fetchForManualProcessing } from './worker/next-job';
+import type { GetNextJobOptions } from './worker/worker-listener';
+import { classifyThrown, unmovedSignalError } from './worker/processor-signals';
 import { carrierOfJob, JobAttempts } from './telemetry/job-attempts';
-import { ATTR, SPAN_EVENT, type JobOutcome } from './telemetry/semconv';
+import { ATTR, SPAN_EVENT } from './telemetry/semconv';
 import { tracerFor } from './telemetry/tracing';
 import { WorkerMetrics } from './telemetry/worker-metrics';
 import type { WorkerOptions } from './worker-options';
@@ -64,17 +69,8 @@ export interface GracefulCloseReport {
   returnedToWait: string[];
 }
 
-const RATE_LIMIT_SIGNAL = 'bullmq:rateLimitExceeded';
-
-/**
- * Processor signals that mean "the job was already moved; do nothing more", and how each shows
- * on the attempt's span.
- */
-const SELF_MOVED_OUTCOMES = new Map<string, [JobOutcome, string]>([
-  ['bullmq:movedToDelayed', ['delayed', SPAN_EVENT.delayed]],
-  ['bullmq:movedToWait', ['moved-to-wait', SPAN_EVENT.movedToWait]],
-  ['bullmq:movedToWaitingChildren', ['waiting-children', SPAN_EVENT.waitingChildren]],
-]);
+/** bullmq's manual rate limit: the limiter counter set past any max, for `ms`. */
+const MANUAL_RATE_LIMIT_COUNTER = '9007199254740991';
 
 /** Client name bullmq's getWorkers() and Bull-Board look for. */
 export function workerConnectionName(
@@ -105,7 +101,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
   readonly backend: RedisQueueBackend;
   readonly ops: RedisQueueOperations;
   readonly id = randomUUID();
-  readonly concurrency: number;
+  private slotLimit: number;
   private readonly settings: Required<
     Pick<
       WorkerOptions,
@@ -127,7 +123,12 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
   /** Resolved when slotCount drops to 0; made only when someone waits for that. */
   private slotsEmpty?: { promise: Promise<void>; resolve: () => void };
   protected readonly abort = new AbortController();
-  private readonly processor: Processor<DataType, ReturnType, NameType>;
+  /** Undefined for manual processing (no processor: getNextJob and job.moveToCompleted). */
+  private readonly processor?: Processor<DataType, ReturnType, NameType>;
+  /** bullmq's rule: a per-job AbortSignal (cancelJob) only for a processor that takes one. */
+  private readonly processorTakesSignal: boolean = false;
+  /** What jobs of this worker finish with when code finishes them (manual processing). */
+  readonly finishing: JobFinishingContext;
   /** Set when the processor is a file: the children that run it. */
   private readonly sandbox?: SandboxedProcessor;
   protected readonly inFlight = new InFlightJobs();
@@ -154,31 +155,42 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
 
   constructor(
     readonly name: string,
-    processor: Processor<DataType, ReturnType, NameType> | string | URL,
+    processor: Processor<DataType, ReturnType, NameType> | string | URL | null | undefined,
     readonly opts: WorkerOptions,
   ) {
     super();
-    validateWorkerOptions(opts);
+    validateWorkerOptions(
+      opts,
+      (new.target as { extraOptionKeys?: readonly string[] }).extraOptionKeys,
+    );
     const tracer = tracerFor(opts.telemetry);
     if (typeof processor === 'function') {
       this.processor = processor;
+      this.processorTakesSignal = processor.length >= 3;
     } else if (typeof processor === 'string' || processor instanceof URL) {
       const sandbox = new SandboxedProcessor({
         file: resolveProcessorFile(processor),
         useWorkerThreads: opts.useWorkerThreads === true,
+        startOptions: {
+          forkOptions: opts.workerForkOptions,
+          threadOptions: opts.workerThreadsOptions,
+        },
         onError: (error) => this.emitError(error),
       });
       this.sandbox = sandbox;
-      this.processor = (job, _token, signal) =>
-        sandbox.process(job, signal ?? this.abort.signal) as Promise<ReturnType>;
-    } else {
+      // The worker's signal kills the child on close; the job's own is passed into the child.
+      this.processor = (job, token, signal) =>
+        sandbox.process(job, this.abort.signal, signal, token) as Promise<ReturnType>;
+      this.processorTakesSignal = true;
+    } else if (processor !== null && processor !== undefined) {
       throw new ValidationError(
-        'Worker needs a processor function, or the path or file: URL of a processor module',
+        'Worker processor must be a function, the path or file: URL of a processor module, or ' +
+          'null for manual processing',
       );
     }
     this.prefix = opts.prefix ?? DEFAULTS.prefix;
     this.keys = new QueueKeys(this.prefix, name);
-    this.concurrency = opts.concurrency ?? DEFAULTS.worker.concurrency;
+    this.slotLimit = opts.concurrency ?? DEFAULTS.worker.concurrency;
     const lockDuration = opts.lockDuration ?? DEFAULTS.worker.lockDuration;
     this.settings = {
       lockDuration,
@@ -216,6 +228,13 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       () => this.stopping || this.paused,
     );
     this.scheduler = new JobScheduler(this.connection.client, this.keys, this);
+    this.finishing = {
+      removeOnComplete: opts.removeOnComplete,
+      removeOnFail: opts.removeOnFail,
+      metricsMaxDataPoints: opts.metrics?.maxDataPoints,
+      backoffStrategy: opts.settings?.backoffStrategy,
+      fetchIdentity: (token) => this.fetchNextIdentity(token),
+    };
     this.completions = new CompletionBatcher(
       this.backend,
       () => this.opts.metrics?.maxDataPoints,
@@ -230,6 +249,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
         this.emit('lockRenewalFailed', [jobId]);
       },
       (error) => this.emitError(error),
+      (jobIds) => this.emit('locksRenewed', { count: jobIds.length, jobIds }),
     );
     this.stalledChecker = new StalledChecker(
       this.backend,
@@ -245,9 +265,77 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       (error) => this.emitError(error),
     );
 
-    if (opts.autorun !== false) {
+    // Cancelling the worker's signal (close(true), closeGracefully's deadline) cancels each job's.
+    this.abort.signal.addEventListener('abort', () => this.inFlight.cancelAll(), { once: true });
+    // Like bullmq: 'ready' once both connections are, whether or not the worker runs.
+    this.waitUntilReady().then(
+      () => this.emit('ready'),
+      () => undefined,
+    );
+    if (opts.autorun !== false && this.processor) {
       this.run().catch((error: unknown) => this.emitError(error));
     }
+  }
+
+  /** Options a subclass adds to WorkerOptions (the constructor refuses any other unknown one). */
+  static readonly extraOptionKeys: readonly string[] = [];
+
+  /** `<prefix>:<queue name>`, as bullmq names it. */
+  get qualifiedName(): string {
+    return `${this.prefix}:${this.name}`;
+  }
+
+  /** The Redis key of one of this queue's structures (`<prefix>:<queue>:<type>`). */
+  toKey(type: string): string {
+    return `${this.qualifiedName}:${type}`;
+  }
+
+  /** The storage seam this worker uses (bullmq's getBackend; OxMQ's own interface). */
+  getBackend(): RedisQueueBackend {
+    return this.backend;
+  }
+
+  /** bullmq's bounds of one blocking wait for work, in seconds. */
+  get minimumBlockTimeout(): number {
+    return 0.001;
+  }
+
+  get maximumBlockTimeout(): number {
+    return DEFAULTS.worker.maxBlockSeconds;
+  }
+
+  /**
+   * Waits `milliseconds` (default: forever) or until `abortController` aborts, whichever is
+   * first; bullmq's helper, kept for code that calls it.
+   */
+  delay(milliseconds?: number, abortController?: AbortController): Promise<void> {
+    return abortableDelay(milliseconds, abortController?.signal);
+  }
+
+  /** bullmq's static: the error a processor throws after a manual rate limit. */
+  static RateLimitError(): Error {
+    return new RateLimitError();
+  }
+
+  /** Jobs processed at once. */
+  get concurrency(): number {
+    return this.slotLimit;
+  }
+
+  /**
+   * Changes the concurrency of a live worker, as bullmq allows: more slots start fetching at once;
+   * with fewer, running jobs finish and no new one starts until the count is under the limit.
+   */
+  set concurrency(value: number) {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+      throw new ValidationError('concurrency must be a positive integer');
+    }
+    if (this.slotsCounted) {
+      this.attempts.metrics.slotsClosed(this.slotLimit);
+      this.attempts.metrics.slotsOpened(value);
+    }
+    this.slotLimit = value;
+    this.wakeUp();
   }
 
   get emitter(): EventEmitter {
@@ -296,6 +384,11 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
   /** Starts processing; resolves when the worker has closed. */
   run(): Promise<void> {
     if (this.stopping) return Promise.reject(new ClosedError(`Worker ${this.name} is closed`));
+    if (!this.processor) {
+      return Promise.reject(
+        new ValidationError('Worker has no processor: use getNextJob for manual processing'),
+      );
+    }
     if (this.running) return Promise.reject(new ValidationError('Worker is already running'));
     this.running = this.mainLoop();
     return this.running;
@@ -303,7 +396,6 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
 
   private async mainLoop(): Promise<void> {
     await this.waitUntilReady();
-    this.emit('ready');
     this.attempts.metrics.slotsOpened(this.concurrency);
     this.slotsCounted = true;
     if (!this.opts.skipLockRenewal) this.lockRenewer.start();
@@ -337,7 +429,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       } catch (error) {
         if (this.stopping) break;
         this.emitError(error);
-        await this.sleepUntilWoken(DEFAULTS.worker.runRetryDelay);
+        await this.sleepUntilWoken(this.opts.runRetryDelay ?? DEFAULTS.worker.runRetryDelay);
       }
     }
     await this.finishClosing();
@@ -470,6 +562,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
 
       this.lockRenewer.track(job.id, token);
       const flight = this.inFlight.start(job.id, token);
+      const signal = this.signalFor(flight);
       if (this.graceful?.deadline.hasPassed()) {
         // Fetched by a completion sent before closeGracefully, arriving after its deadline.
         await this.giveBack(flight).finally(() => this.inFlight.end(flight));
@@ -484,9 +577,11 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
         let result: ReturnType;
         try {
           // Inside the attempt's span when tracing (no closure per job otherwise).
+          // processJob only runs for a worker with a processor (run() refuses otherwise).
+          const processor = this.processor!;
           result = await (attempt.span
-            ? attempt.span.run(() => this.processor(job, token, this.abort.signal))
-            : this.processor(job, token, this.abort.signal));
+            ? attempt.span.run(() => processor(job, token, signal))
+            : processor(job, token, signal));
         } catch (error) {
           if (this.isGivenUp(flight, error)) return undefined;
           flight.phase = 'finishing';
@@ -506,6 +601,16 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     } finally {
       this.attempts.end(job);
     }
+  }
+
+  /**
+   * The signal a job's processor gets: its own (worker.cancelJob aborts it, and so does the
+   * worker's) when the processor takes one, else the worker's alone, with no object per job.
+   */
+  private signalFor(flight: Flight): AbortSignal {
+    if (!this.processorTakesSignal || this.abort.signal.aborted) return this.abort.signal;
+    flight.controller = new AbortController();
+    return flight.controller.signal;
   }
 
   /**
@@ -603,12 +708,27 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     thrown: unknown,
   ): Promise<void> {
     const error = thrown instanceof Error ? thrown : new Error(String(thrown));
-    const moved = SELF_MOVED_OUTCOMES.get(error.message);
-    if (moved) {
-      this.attempts.of(job)?.moved(...moved);
+    const signal = classifyThrown(error);
+    if (signal.kind === 'self-moved') {
+      if (await this.wasMovedByProcessor(job, token)) {
+        this.attempts.of(job)?.moved(...signal.outcome);
+        return;
+      }
+      await this.failJob(job, token, unmovedSignalError(signal));
       return;
     }
-    if (error.message === RATE_LIMIT_SIGNAL || error.name === 'RateLimitError') {
+    if (signal.kind === 'delay') {
+      const moved = await this.recordOutcome(job, async () => {
+        await this.backend.postponeJob(job.id, token, signal.until);
+        return true;
+      });
+      if (moved) {
+        job.delay = Math.max(0, signal.until - Date.now());
+        this.attempts.of(job)?.moved('delayed', SPAN_EVENT.delayed);
+      }
+      return;
+    }
+    if (signal.kind === 'rate-limit') {
       const ttl = await this.recordOutcome(job, () =>
         this.backend.moveActiveJobToWait(job.id, token),
       );
@@ -619,6 +739,20 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       return;
     }
     await this.failJob(job, token, error);
+  }
+
+  /**
+   * Whether the job left active before its processor threw a "moved" signal: known at once when
+   * the move went through this Job, else (a sandboxed processor's move) read from the lock, which
+   * every move releases. A job whose lock is still ours was not moved.
+   */
+  private async wasMovedByProcessor(
+    job: Job<DataType, ReturnType, NameType>,
+    token: string,
+  ): Promise<boolean> {
+    if (movedByProcessor.has(job)) return true;
+    const lock = await this.connection.client.get(this.keys.jobLock(job.id));
+    return lock !== token;
   }
 
   /** A failed attempt: retry (now or after backoff) while attempts remain, else fail for good. */
@@ -664,7 +798,96 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     job.failedReason = fields.failedReason;
     job.stacktrace = stacktrace;
     if (delay < 0) job.finishedOn = Date.now();
+    // The retry's backoff, as the hash now holds it.
+    if (delay > 0) job.delay = delay;
     this.emit('failed', job, error, 'active');
+  }
+
+  // ---- manual processing (a Worker without a processor), bullmq's API ----
+
+  /**
+   * Locks the next job with `token` and returns it, or undefined when there is none (after one
+   * wait of up to drainDelay for a new one with `block`, the default), or the worker is paused,
+   * closing or rate limited. The job's lock is not renewed: extend it with job.extendLock, and
+   * finish the job with job.moveToCompleted / moveToFailed using the same token.
+   */
+  async getNextJob(
+    token: string,
+    { block = true }: GetNextJobOptions = {},
+  ): Promise<Job<DataType, ReturnType, NameType> | undefined> {
+    if (typeof token !== 'string' || token.length === 0) {
+      throw new ValidationError('getNextJob needs a lock token (a non-empty string)');
+    }
+    if (this.paused || this.stopping || this.limitUntil > Date.now()) return undefined;
+    // The running loop owns the blocking connection: a worker with a processor fetches only.
+    const result = await fetchForManualProcessing(
+      this.backend,
+      this.markerWaiter,
+      this.identity(token),
+      block && !this.running,
+      () => this.stopping || this.paused,
+    );
+    if (result.kind === 'none') {
+      if (result.rateLimitTtl > 0) this.limitUntil = Date.now() + result.rateLimitTtl;
+      return undefined;
+    }
+    const job = Job.fromHash<DataType, ReturnType, NameType>(this, result.jobId, result.hash);
+    job.token = token;
+    if (job.repeatJobKey) {
+      await this.scheduler
+        .createNextIteration(job)
+        .catch((error: unknown) => this.emitError(error));
+    }
+    this.emit('active', job, 'waiting');
+    return job;
+  }
+
+  /**
+   * Starts the periodic stalled-jobs check (run() starts it itself; manual processing calls this).
+   * Does nothing with skipStalledCheck or once closing.
+   */
+  async startStalledCheckTimer(): Promise<void> {
+    if (this.opts.skipStalledCheck || this.stopping) return;
+    this.stalledChecker.start();
+  }
+
+  /** bullmq's lock renewal of several jobs at once: the ids whose lock was lost. */
+  extendJobLocks(jobIds: string[], tokens: string[], duration: number): Promise<string[]> {
+    return this.backend.extendLocks(jobIds, tokens, duration);
+  }
+
+  // ---- cancellation (local to this worker) ----
+
+  /**
+   * Aborts the AbortSignal of a job this worker is running (the processor's third argument), with
+   * `reason` as signal.reason. The job's fate is its processor's: a rejection is a failed attempt
+   * (retried while attempts remain), a return completes it. False when the job is not running
+   * here, or its processor takes no signal (declares fewer than three parameters).
+   */
+  cancelJob(jobId: string, reason?: string): boolean {
+    return this.inFlight.cancel(jobId, reason);
+  }
+
+  /** cancelJob for every job this worker is running. */
+  cancelAllJobs(reason?: string): void {
+    this.inFlight.cancelAll(reason);
+  }
+
+  /**
+   * bullmq's manual rate limit: no job of this queue starts for `ms` (workers with a limiter) and
+   * a processor that then throws Worker.RateLimitError() puts its job back without an attempt.
+   */
+  async rateLimit(ms: number): Promise<void> {
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
+      throw new ValidationError('rateLimit needs a duration in ms (0 or more)');
+    }
+    if (ms === 0) return;
+    await this.connection.client.set(
+      this.keys.limiter,
+      MANUAL_RATE_LIMIT_COUNTER,
+      'PX',
+      Math.round(ms),
+    );
   }
 
   /** Stops taking new jobs; running jobs go on. With doNotWaitActive false, waits for them. */
@@ -676,7 +899,8 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     if (!doNotWaitActive) await this.whenSlotsEmpty();
   }
 
-  resume(): void {
+  /** Takes new jobs again. Async like bullmq's; the effect is immediate. */
+  async resume(): Promise<void> {
     if (!this.paused) return;
     this.paused = false;
     this.wakeUp();

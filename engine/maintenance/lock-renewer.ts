@@ -24,6 +24,8 @@ export class LockRenewer {
     private readonly config: LockRenewerConfig,
     private readonly onLockLost: (jobId: string) => void,
     private readonly onError: (error: unknown) => void,
+    /** Told the ids of each batch renewed (bullmq's `locksRenewed` event). */
+    private readonly onRenewed?: (jobIds: string[]) => void,
   ) {}
 
   track(jobId: string, token: string): void {
@@ -54,6 +56,9 @@ export class LockRenewer {
     if (!this.running) return;
     this.timer = setTimeout(() => {
       this.runOnce()
+        .then(({ renewed }) => {
+          if (renewed.length > 0) this.onRenewed?.(renewed);
+        })
         .catch(this.onError)
         .finally(() => this.schedule());
     }, this.config.lockRenewTime / 2);

@@ -117,10 +117,13 @@ async function applyJobMethod(
   }
 }
 
-/** A cancellation reason as text for the child (an Error's message, else its string form). */
+/**
+ * A cancellation reason the child can receive: a string, as `cancelJob(id, reason)` gives.
+ * Anything else (the default AbortError) stays behind: the child's own abort then makes the
+ * same default reason, as in-process.
+ */
 function reasonText(reason: unknown): string | undefined {
-  if (reason === undefined) return undefined;
-  return reason instanceof Error ? reason.message : String(reason);
+  return typeof reason === 'string' ? reason : undefined;
 }
 
 export interface SandboxedProcessorOptions {
@@ -164,7 +167,12 @@ export class SandboxedProcessor {
    * job's cancellation: it fires the processor's own AbortSignal in the child, with the reason,
    * and the processor decides what to do, as in-process.
    */
-  async process(job: Job, signal: AbortSignal, cancelSignal?: AbortSignal): Promise<unknown> {
+  async process(
+    job: Job,
+    signal: AbortSignal,
+    cancelSignal?: AbortSignal,
+    token = job.token,
+  ): Promise<unknown> {
     if (signal.aborted) throw new SandboxAbortedError();
     let aborted = false;
     let child: Awaited<ReturnType<SandboxPool['acquire']>> | undefined;
@@ -189,7 +197,7 @@ export class SandboxedProcessor {
       const running = child;
       const forwardCancel = () => running.cancel(reasonText(cancelSignal?.reason));
       const outcome = await (async () => {
-        const run = running.run(jobFields(job), job.token ?? '', (method, args) =>
+        const run = running.run(jobFields(job), token ?? '', (method, args) =>
           applyJobMethod(job, method, args),
         );
         if (cancelSignal?.aborted) forwardCancel();

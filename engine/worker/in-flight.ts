@@ -20,6 +20,11 @@ export interface Flight {
   phase: FlightPhase;
   /** Set by whenDone(): called once the Worker is done with the job. */
   onDone?: () => void;
+  /**
+   * The job's own abort signal source, made only for a processor that takes a signal (bullmq's
+   * rule: a third parameter, or a sandboxed processor): worker.cancelJob aborts it.
+   */
+  controller?: AbortController;
 }
 
 export class InFlightJobs {
@@ -48,6 +53,23 @@ export class InFlightJobs {
         resolve();
       };
     });
+  }
+
+  /**
+   * Aborts the signal of a running job (worker.cancelJob); false when the job is not running
+   * here or its processor takes no signal. What the job becomes is up to its processor: a
+   * rejection is an ordinary failed attempt, a return completes it.
+   */
+  cancel(jobId: string, reason?: unknown): boolean {
+    const controller = this.flights.get(jobId)?.controller;
+    if (!controller) return false;
+    controller.abort(reason);
+    return true;
+  }
+
+  /** Aborts the signal of every running job that has one. */
+  cancelAll(reason?: unknown): void {
+    for (const flight of this.flights.values()) flight.controller?.abort(reason);
   }
 
   inPhase(phase: FlightPhase): Flight[] {

@@ -42,11 +42,16 @@ export class MarkerWaiter {
    * times out with no marker and nothing due blocks again, so an idle worker sends one command
    * per drainDelay; it returns (for a fetch) only after `idleRecheckMs`, as a safety net. A
    * `held` queue (paused, or at its global concurrency) is polled every drainDelay instead:
-   * bullmq's scripts free a concurrency slot without writing a marker.
+   * bullmq's scripts free a concurrency slot without writing a marker. `idleRecheckMs` 0 returns
+   * after one drainDelay without a marker (getNextJob's single blocking wait).
    */
-  async wait(nextDelayedTs: number, held = false): Promise<void> {
+  async wait(
+    nextDelayedTs: number,
+    held = false,
+    idleRecheckMs = this.idleRecheckMs,
+  ): Promise<void> {
     let blockUntil = nextDelayedTs;
-    const recheckAt = Date.now() + (held ? 0 : this.idleRecheckMs);
+    const recheckAt = Date.now() + (held ? 0 : idleRecheckMs);
     while (!this.stopped()) {
       const now = Date.now();
       if (blockUntil > 0 && blockUntil <= now) return;

@@ -482,41 +482,32 @@ describe('processor signals', () => {
     expect(runs).toEqual(['first', 'first', 'other']);
   });
 
-  it('WaitingError: the worker does nothing more with the job (it stays active and locked)', async () => {
+  it('a WaitingError thrown without moving the job first is a failed attempt that says so', async () => {
     const name = uniqueQueueName('waitingerr');
     const redis = track(rawClient());
     const job = await addOne(name, { attempts: 3 });
-    let thrown!: () => void;
-    const wasThrown = new Promise<void>((resolve) => (thrown = resolve));
     const runs: number[] = [];
-    const failedEvents: unknown[] = [];
+    const failedEvents: Error[] = [];
     const worker = track(
       new Worker(
         name,
         async () => {
           runs.push(Date.now());
-          if (runs.length === 1) {
-            thrown();
-            throw new WaitingError();
-          }
-          return 'after stall';
+          if (runs.length === 1) throw new WaitingError();
+          return 'second run';
         },
-        { connection: redisOptions(), lockDuration: 1000, stalledInterval: 400 },
+        { connection: redisOptions() },
       ),
     );
-    worker.on('failed', (failed) => failedEvents.push(failed));
-    await wasThrown;
-    await sleep(200);
-    const key = `bull:${name}:${job.id}`;
-    expect(await redis.lrange(`bull:${name}:active`, 0, -1)).toEqual([job.id]);
-    expect(await redis.exists(`${key}:lock`)).toBe(1);
-    expect(await redis.hget(key, 'atm')).toBeNull();
-    expect(await redis.zscore(`bull:${name}:failed`, job.id)).toBeNull();
-    // Its lock is no longer renewed, so the stalled checker eventually hands it out again.
+    worker.on('failed', (_failed, error) => failedEvents.push(error));
+    // Retried at once (no backoff) rather than left active for the stalled checker.
     await waitForState(redis, name, job.id, 'completed');
     expect(runs).toHaveLength(2);
-    expect(await redis.hget(key, 'stc')).toBe('1');
-    expect(failedEvents).toEqual([]);
+    expect(failedEvents.map((error) => error.name)).toEqual(['UnmovedJobError']);
+    expect(failedEvents[0]!.message).toMatch(/WaitingError .*job\.moveToWait/);
+    const key = `bull:${name}:${job.id}`;
+    expect(await redis.hget(key, 'atm')).toBe('2');
+    expect(await redis.hget(key, 'stc')).toBeNull();
   });
 
   it('WaitingError after job.moveToWait(token) (bullmq pattern): back in wait, runs again', async () => {
@@ -637,6 +628,11 @@ describe('what a failure writes', () => {
     // Oldest dropped first: the last entry is the final attempt's, whole.
     expect(traces.at(-1)!.startsWith('Error: attempt 5\n')).toBe(true);
     expect(traces.at(-1)!.endsWith('at work (/srv/app.ts:1:1)\n')).toBe(true);
+    // The first entry says how many earlier traces the cap dropped: with the kept ones, all five.
+    const marker = /^\[oxmq\] (\d+) earlier stack traces? dropped/.exec(traces[0]!);
+    expect(marker).not.toBeNull();
+    expect(Number(marker![1]) + traces.length - 1).toBe(5);
+    expect(traces[1]!.startsWith('Error: attempt')).toBe(true);
   });
 
   it('respects stackTraceLimit (2 keeps the newest two, 0 keeps none)', async () => {

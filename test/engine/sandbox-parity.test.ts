@@ -129,6 +129,21 @@ describe.each<Mode>(['process', 'thread'])('sandboxed processor parity (%s)', (m
     }
   });
 
+  it('starts its children with the given fork or thread options', async () => {
+    const name = uniqueQueueName(`sbp-env-${mode}`);
+    const queue = track(new Queue(name, { connection: redisOptions() }));
+    const job = await queue.add('e', { action: 'env' });
+    const env = { ...process.env, OXMQ_PARITY_ENV: `from-${mode}-options` };
+    const worker = track(
+      new Worker(name, fixture('parity.ts'), {
+        connection: redisOptions(),
+        useWorkerThreads: mode === 'thread',
+        ...(mode === 'thread' ? { workerThreadsOptions: { env } } : { workerForkOptions: { env } }),
+      }),
+    );
+    expect((await outcomeOf(worker, job.id)).value).toBe(`from-${mode}-options`);
+  });
+
   it("gives the worker's job the progress and data the child wrote", async () => {
     const name = uniqueQueueName(`sbp-progress-${mode}`);
     const queue = track(new Queue(name, { connection: redisOptions() }));

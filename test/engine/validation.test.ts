@@ -248,8 +248,13 @@ describe('worker options', () => {
     ['limiter max 0', { limiter: { max: 0, duration: 1000 } }],
     ['limiter duration -1', { limiter: { max: 1, duration: -1 } }],
     ['lockDuration 0', { lockDuration: 0 }],
-    ['lockRenewTime >= lockDuration', { lockDuration: 1000, lockRenewTime: 1000 }],
+    ['an unknown option', { lockDurration: 1000 } as Partial<WorkerOptions>],
+    [
+      'sandbox thread options that are not an object',
+      { workerThreadsOptions: 'big' } as unknown as Partial<WorkerOptions>,
+    ],
     ['maxStalledCount -1', { maxStalledCount: -1 }],
+    ['maxStartedAttempts -1', { maxStartedAttempts: -1 }],
     ['an empty name', { name: '' }],
     ['drainDelay 0', { drainDelay: 0 }],
   ];
@@ -270,11 +275,11 @@ describe('worker options', () => {
     });
   }
 
-  it('refuses a missing processor', () => {
+  it('refuses a processor that is neither a function, a module path nor null', () => {
     let caught: unknown;
     try {
       track(
-        new Worker(uniqueQueueName('noproc'), undefined as unknown as () => Promise<void>, {
+        new Worker(uniqueQueueName('noproc'), 42 as unknown as () => Promise<void>, {
           connection: redisOptions(),
         }),
       );

@@ -1,11 +1,11 @@
 /**
  * Queue.getDependencies: one page of a parent's pending or processed children, each as its full
- * key (plus the parsed return value of a processed one) and its job in JobJson form, as bullmq's
+ * key (plus the parsed return value of a processed one) and its job in bullmq's listing form, as bullmq's
  * method answers. The page is read by one bounded script (lua/getDependencyPage-1.lua).
  */
 import type { Redis } from 'ioredis';
 import { UnexpectedReplyError, ValidationError } from '../../errors';
-import { jobJsonFromHash, type JobJson } from '../../job-json';
+import { dependencyJobJson, type DependencyJobJson } from '../../dependency-job-json';
 import type { QueueKeys } from '../../keys';
 import { checkInteger, checkJobId } from './operation-validation';
 import { flatToRecord, runScript } from './run-script';
@@ -23,8 +23,8 @@ export interface DependencyItem {
 
 export interface DependencyListing {
   items: DependencyItem[];
-  /** The listed children that still exist, in JobJson form. */
-  jobs: JobJson[];
+  /** The listed children that still exist, in bullmq's listing form. */
+  jobs: DependencyJobJson[];
   /** How many children of that kind the parent has. */
   total: number;
 }
@@ -65,14 +65,14 @@ export async function getDependencyListing(
   }
   const [total, ...entries] = reply as [number, ...[string, string | null, unknown][]];
   const items: DependencyItem[] = [];
-  const jobs: JobJson[] = [];
+  const jobs: DependencyJobJson[] = [];
   for (const [member, value, flat] of entries) {
     const childKey = String(member);
     items.push(
       typeof value === 'string' ? { id: childKey, v: parseValue(value) } : { id: childKey },
     );
     const hash = flatToRecord(flat);
-    if (Object.keys(hash).length > 0) jobs.push(jobJsonFromHash(jobIdOfKey(childKey), hash));
+    if (Object.keys(hash).length > 0) jobs.push(dependencyJobJson(jobIdOfKey(childKey), hash));
   }
   return { items, jobs, total: Number(total) };
 }

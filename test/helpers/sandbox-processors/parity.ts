@@ -7,7 +7,7 @@ import { DelayedError } from '../../../engine/errors';
 import type { SandboxedJob } from '../../../engine';
 
 interface ParityData {
-  action: 'arguments' | 'delay' | 'children' | 'cancel' | 'print';
+  action: 'arguments' | 'delay' | 'children' | 'cancel' | 'print' | 'env';
   marker?: string;
 }
 
@@ -36,6 +36,8 @@ export default async function parity(
     case 'cancel':
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
       throw new Error(`stopped: ${String(signal.reason)}`);
+    case 'env':
+      return process.env.OXMQ_PARITY_ENV ?? null;
     case 'print':
       console.log(`stdout ${job.data.marker}`);
       console.error(`stderr ${job.data.marker}`);
