@@ -288,6 +288,14 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
     return this.scope.backend.addLog(this.id, String(line), this.opts.keepLogs);
   }
 
+  /** Drops this job's log lines, all of them or all but the newest `keepLogs`. */
+  async clearLogs(keepLogs?: number): Promise<void> {
+    if (keepLogs !== undefined && !(Number.isSafeInteger(keepLogs) && keepLogs >= 0)) {
+      throw new ValidationError('keepLogs must be a whole number');
+    }
+    await this.scope.backend.clearLogs(this.id, keepLogs);
+  }
+
   async updateData(data: DataType): Promise<void> {
     const json = serializeData(data, this.opts.sizeLimit);
     await this.scope.backend.updateData(this.id, json);

@@ -179,6 +179,8 @@ export interface QueueBackend {
   // job
   updateProgress(jobId: string, progressJson: string): Promise<void>;
   addLog(jobId: string, line: string, keepLogs?: number): Promise<number>;
+  /** Keeps only the newest `keepLogs` log lines of a job; all go without it. */
+  clearLogs(jobId: string, keepLogs?: number): Promise<void>;
   updateData(jobId: string, dataJson: string): Promise<void>;
   getJobHash(jobId: string): Promise<RawJobHash | undefined>;
 

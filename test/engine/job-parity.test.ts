@@ -145,3 +145,25 @@ describe('waitUntilFinished', () => {
     await expect(job.waitUntilFinished(events)).rejects.toBeInstanceOf(JobNotFoundError);
   });
 });
+
+describe('job.clearLogs', () => {
+  it('keeps the newest lines or none, like bullmq', async () => {
+    const { Queue: BullQueue } = await import('bullmq');
+    const runs = [] as { kept: string[]; none: number }[];
+    for (const side of ['oxmq', 'bullmq'] as const) {
+      const name = uniqueQueueName(`clear-logs-${side}`);
+      const queue =
+        side === 'oxmq'
+          ? track(new Queue(name, connection()))
+          : track(new BullQueue(name, connection()));
+      const job = await queue.add('logged', {});
+      for (let i = 1; i <= 5; i += 1) await job.log(`line ${i}`);
+      await job.clearLogs(2);
+      const kept = (await queue.getJobLogs(job.id!)).logs;
+      await job.clearLogs();
+      runs.push({ kept, none: (await queue.getJobLogs(job.id!)).count });
+    }
+    expect(runs[0]).toEqual({ kept: ['line 4', 'line 5'], none: 0 });
+    expect(runs[0]).toEqual(runs[1]);
+  });
+});

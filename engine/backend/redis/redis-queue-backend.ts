@@ -223,6 +223,13 @@ export class RedisQueueBackend implements QueueBackend {
     return Number(reply);
   }
 
+  async clearLogs(jobId: string, keepLogs?: number): Promise<void> {
+    // One command on the logs list alone: nothing else of the job changes.
+    const logs = this.keys.jobLogs(jobId);
+    if (keepLogs !== undefined && keepLogs > 0) await this.client.ltrim(logs, -keepLogs, -1);
+    else await this.client.del(logs);
+  }
+
   async updateData(jobId: string, dataJson: string): Promise<void> {
     const reply = await runScript(this.client, 'updateData', [this.keys.job(jobId)], [dataJson]);
     throwIfErrorCode(reply, jobId, 'updateData');
