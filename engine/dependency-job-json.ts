@@ -6,6 +6,7 @@
  */
 import type { RawJobHash } from './backend/queue-backend';
 import { decodeOptions, type JobsOptions } from './job-options';
+import { optionalInt, parseJson } from './hash-fields';
 
 export interface DependencyJobJson {
   /** OxMQ adds the id (bullmq's listing leaves it out; the item's key carries it too). */
@@ -31,19 +32,6 @@ export interface DependencyJobJson {
   deduplicationId?: string;
   deferredFailure?: string;
   processedBy?: string;
-}
-
-function parseJson<T>(text: string | undefined, fallback: T): T {
-  if (text === undefined) return fallback;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return fallback;
-  }
-}
-
-function optionalInt(text: string | undefined): number | undefined {
-  return text === undefined ? undefined : parseInt(text, 10);
 }
 
 /** The hash of job `id` as listed; optional fields only when the hash has them. */

@@ -21,6 +21,7 @@ import { hashFromJobJson, jobJsonFromHash, type JobJson } from './job-json';
 import type { JobScope } from './job-scope';
 import { parentLinkFor } from './prepare-job';
 import { TraceContext } from './telemetry/trace-context';
+import { optionalInt, parseJson } from './hash-fields';
 
 /** The parent link stored on a child job (`parent` hash field). */
 export type ParentLink = ParentLinkFields;
@@ -42,19 +43,6 @@ export interface FinishedEventsSource {
   on(event: string, listener: (...args: never[]) => void): unknown;
   off(event: string, listener: (...args: never[]) => void): unknown;
   waitUntilReady?(): Promise<unknown>;
-}
-
-function parseJson<T>(text: string | undefined, fallback: T): T {
-  if (text === undefined) return fallback;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return fallback;
-  }
-}
-
-function optionalInt(text: string | undefined): number | undefined {
-  return text === undefined ? undefined : parseInt(text, 10);
 }
 
 // The generics default to `any` like bullmq's, so typed and untyped code both read naturally.
