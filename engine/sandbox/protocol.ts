@@ -53,6 +53,8 @@ export interface SerializedError {
   name: string;
   message: string;
   stack?: string;
+  /** A DelayedError's carried move (due time, ms), so the worker can make it. */
+  until?: number;
 }
 
 export type ParentToChild =
@@ -73,7 +75,14 @@ export type ChildToParent =
 
 export function serializeError(thrown: unknown): SerializedError {
   if (thrown instanceof Error) {
-    return { name: thrown.name, message: thrown.message, stack: thrown.stack };
+    const serialized: SerializedError = {
+      name: thrown.name,
+      message: thrown.message,
+      stack: thrown.stack,
+    };
+    const until = (thrown as { until?: unknown }).until;
+    if (typeof until === 'number') serialized.until = until;
+    return serialized;
   }
   return { name: 'Error', message: String(thrown) };
 }
@@ -83,5 +92,6 @@ export function deserializeError(serialized: SerializedError): Error {
   const error = new Error(serialized.message);
   error.name = serialized.name;
   error.stack = serialized.stack ?? `${serialized.name}: ${serialized.message}`;
+  if (serialized.until !== undefined) Object.assign(error, { until: serialized.until });
   return error;
 }
