@@ -376,7 +376,8 @@ describe('finished-job removal of a flow child (removeOnComplete / removeOnFail)
     });
     expect(views.oxmq.failed).toEqual(['new']);
     expect(views.oxmq.children.jobs).toEqual(['new']);
-    expect(views.oxmq).toEqual(views.bullmq);
+    // The children's marker depends on whether the worker consumed it before closing.
+    expect(withoutChildMarker(views.oxmq)).toEqual(withoutChildMarker(views.bullmq));
   });
 
   it('removeOnComplete count trimming an old child leaves no parent waiting for it', async () => {
@@ -408,7 +409,8 @@ describe('finished-job removal of a flow child (removeOnComplete / removeOnFail)
     });
     expect(views.oxmq.completed).toEqual(['new']);
     expect(views.oxmq.children.jobs).toEqual(['new']);
-    expect(views.oxmq).toEqual(views.bullmq);
+    // The children's marker depends on whether the worker consumed it before closing.
+    expect(withoutChildMarker(views.oxmq)).toEqual(withoutChildMarker(views.bullmq));
   });
 });
 

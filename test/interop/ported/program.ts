@@ -91,10 +91,11 @@ export async function runProgram(
       attemptsMade: failed?.attemptsMade,
       state: await failed?.getState(),
     };
+    // Retried with no worker running, so the state read next cannot race a fetch.
+    await worker.close();
     await failed?.retry();
     transcript.retriedState = await queue.getJobState(failing.id!);
-    await until(async () => (await queue.getFailedCount()) === 1);
-    await worker.close();
+    transcript.retriedReason = (await queue.getJob(failing.id!))?.failedReason ?? null;
 
     // ---- flows ----
     const flows = own(new lib.FlowProducer({ connection }));
