@@ -109,6 +109,8 @@ describe('overview problems in Chromium', () => {
     await page.locator('#jobs-panel tbody tr').nth(1).waitFor();
     expect(await delayedTab.getAttribute('aria-selected')).toBe('true');
     expect(new URL(page.url()).searchParams.get('state')).toBeNull();
+    // The search starts in the opened tab's state too.
+    expect(await page.getByLabel('In state', { exact: true }).inputValue()).toBe('delayed');
     await screenshot(page, 'queue-page-first-non-empty.png');
 
     // A chosen tab is written to the URL and survives a reload.

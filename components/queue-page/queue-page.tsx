@@ -71,7 +71,8 @@ export function QueuePage({ prefix, name }: { prefix: string; name: string }) {
         <QueueActions prefix={prefix} name={name} paused={data?.paused ?? false} />
         <LimitsPanel prefix={prefix} name={name} />
       </div>
-      <JobSearch prefix={prefix} name={name} state={state ?? 'waiting'} />
+      {/* Searches start in the open tab's state, so the search waits for it too. */}
+      {state !== null && <JobSearch prefix={prefix} name={name} state={state} />}
       <section className="panel" aria-label="Jobs">
         {state === null ? (
           <p aria-live="polite">Loading jobs…</p>
