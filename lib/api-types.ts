@@ -13,6 +13,9 @@ export type {
   QueueCountState,
   QueueMetricsSeries,
   QueueOverview,
+  QueueProblem,
+  QueueProblemKind,
+  QueueProblemSeverity,
 } from '@/engine/admin';
 
 /** Every error answer: a stable machine code, a human message, and zod issues for 422. */

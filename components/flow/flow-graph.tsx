@@ -1,4 +1,5 @@
 'use client';
+import { formatCount } from '@/lib/format-number';
 import '@xyflow/react/dist/style.css';
 import { Background, Controls, ReactFlow, type Edge } from '@xyflow/react';
 import Link from 'next/link';
@@ -108,7 +109,7 @@ export function FlowGraphView({ flow }: { flow: FlowRef }) {
         </p>
       )}
       <p className="muted" data-testid="flow-summary">
-        {merged.nodes.length} jobs drawn
+        {formatCount(merged.nodes.length)} jobs drawn
         {nodes.some((node) => node.data.onLoadMore) &&
           ' · some have more children: use "Load more"'}
       </p>

@@ -1,4 +1,5 @@
 'use client';
+import { formatCount } from '@/lib/format-number';
 import { useState } from 'react';
 import { useJobLogs, type JobRef } from './use-job';
 
@@ -21,7 +22,7 @@ export function JobLogs({ job }: { job: JobRef }) {
       <p className="muted">
         {data.count === 0
           ? 'No log lines.'
-          : `Showing the last ${data.lines.length} of ${data.count} lines.`}{' '}
+          : `Showing the last ${formatCount(data.lines.length)} of ${formatCount(data.count)} lines.`}{' '}
         {data.count > data.lines.length && pageSize < SIZES[1] && (
           <button type="button" onClick={() => setPageSize(SIZES[1])}>
             Show the last {SIZES[1]}

@@ -1,4 +1,5 @@
 'use client';
+import { formatCount } from '@/lib/format-number';
 import Link from 'next/link';
 import type { JobDetailResponse, JobLinkRef } from '@/lib/api-types';
 import { ExternalLink } from '../layout/external-link';
@@ -80,8 +81,8 @@ export function JobView({ job }: { job: JobRef }) {
           {data.state}
         </span>
         <span>
-          <strong>{data.name}</strong> · attempts {data.attemptsMade} made / {data.attemptsStarted}{' '}
-          started
+          <strong>{data.name}</strong> · attempts {formatCount(data.attemptsMade)} made /{' '}
+          {formatCount(data.attemptsStarted)} started
         </span>
         <ProgressBar progress={data.progress} />
       </div>
@@ -124,7 +125,7 @@ export function JobView({ job }: { job: JobRef }) {
           </p>
           {data.stacktrace.length > 0 && (
             <details>
-              <summary>Stack traces ({data.stacktrace.length})</summary>
+              <summary>Stack traces ({formatCount(data.stacktrace.length)})</summary>
               {data.stacktrace.map((trace, i) => (
                 <pre key={i} className="stacktrace">
                   {trace}

@@ -4,6 +4,8 @@
  * close with the keyboard (Enter/Space on the summary) with no script of our own. Levels below
  * `openDepth` start closed; very long arrays/objects show their first entries only.
  */
+import { formatCount } from '@/lib/format-number';
+
 const MAX_ENTRIES = 200;
 
 function Scalar({ value }: { value: unknown }) {
@@ -56,7 +58,7 @@ function Node({
         <summary>
           {name}
           <span className="json-punct">
-            {open} {entries.length} {Array.isArray(value) ? 'items' : 'keys'} {close}
+            {open} {formatCount(entries.length)} {Array.isArray(value) ? 'items' : 'keys'} {close}
           </span>
         </summary>
         <ul>

@@ -1,4 +1,5 @@
 'use client';
+import { formatCount } from '@/lib/format-number';
 import {
   CartesianGrid,
   Legend,
@@ -95,9 +96,9 @@ export function ThroughputChart({
         </ResponsiveContainer>
       </div>
       <figcaption>
-        Last {minutes >= 60 ? `${minutes / 60} h` : `${minutes} min`}: {completed} completed ·{' '}
-        {failed} failed · all time {metrics.completed.total} completed · {metrics.failed.total}{' '}
-        failed
+        Last {minutes >= 60 ? `${minutes / 60} h` : `${minutes} min`}: {formatCount(completed)}{' '}
+        completed · {formatCount(failed)} failed · all time {formatCount(metrics.completed.total)}{' '}
+        completed · {formatCount(metrics.failed.total)} failed
       </figcaption>
     </figure>
   );

@@ -4,6 +4,7 @@
  * in it that matches, run chunk by chunk with a progress bar and Cancel. Removing is
  * destructive, so it opens a typed confirmation; the server checks the typed name too.
  */
+import { formatCount } from '@/lib/format-number';
 import { useState } from 'react';
 import type { BulkAction, QueueCountState } from '@/lib/api-types';
 import { useCanMutate } from '../session/session-context';
@@ -48,7 +49,9 @@ export function BulkAll({
   );
   const busy = disabled || bulk.op?.status === 'running';
   const label = (action: BulkAction) =>
-    filter ? `${BULK_LABELS[action]} all matching` : `${BULK_LABELS[action]} all ${total} ${state}`;
+    filter
+      ? `${BULK_LABELS[action]} all matching`
+      : `${BULK_LABELS[action]} all ${formatCount(total)} ${state}`;
   return (
     <>
       {actions.map((action) => (
@@ -70,7 +73,9 @@ export function BulkAll({
       {confirming && (
         <TypedConfirm
           name={name}
-          label={filter ? `Remove matching ${state} jobs` : `Remove ${total} ${state} jobs`}
+          label={
+            filter ? `Remove matching ${state} jobs` : `Remove ${formatCount(total)} ${state} jobs`
+          }
           pending={busy}
           onCancel={() => setConfirming(false)}
           onConfirm={(confirm) => {

@@ -1,5 +1,6 @@
 'use client';
 /** Actions on the ticked jobs, and on all N jobs in the state, offered by role and state. */
+import { formatCount } from '@/lib/format-number';
 import type { BulkAction, QueueCountState, SelectionResult } from '@/lib/api-types';
 import { useCanMutate } from '../session/session-context';
 import { BULK_APPLIES, BULK_LABELS, BulkAll } from './bulk-all';
@@ -43,14 +44,15 @@ export function BulkBar({
           disabled={busy || selected.length === 0}
           onClick={() => selection.mutate({ action, ids: selected }, { onSuccess: () => onDone() })}
         >
-          {BULK_LABELS[action]} selected ({selected.length})
+          {BULK_LABELS[action]} selected ({formatCount(selected.length)})
         </button>
       ))}
       <BulkAll name={name} state={state} total={total} disabled={selection.isPending} bulk={bulk} />
       {selection.data && (
         <span className="muted" role="status">
-          {selection.data.action}: {selection.data.done.length} done
-          {selection.data.skipped.length > 0 && `, ${selection.data.skipped.length} skipped`}
+          {selection.data.action}: {formatCount(selection.data.done.length)} done
+          {selection.data.skipped.length > 0 &&
+            `, ${formatCount(selection.data.skipped.length)} skipped`}
         </span>
       )}
       {selection.error && (

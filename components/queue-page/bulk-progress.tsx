@@ -1,4 +1,5 @@
 'use client';
+import { formatCount } from '@/lib/format-number';
 import type { BulkOperationResponse } from '@/lib/api-types';
 
 export function BulkProgress({
@@ -17,9 +18,9 @@ export function BulkProgress({
     <div className="bulk-progress" data-status={op.status} data-testid="bulk-progress">
       <label htmlFor={`bulk-${op.id}`}>
         {op.action} all {op.filter ? 'matching ' : ''}
-        {op.state}: {handled} of {op.total} ({percent}%)
-        {op.filter && ` · ${op.done} matched and acted on`}
-        {op.skipped > 0 && ` · ${op.skipped} skipped`}
+        {op.state}: {formatCount(handled)} of {formatCount(op.total)} ({percent}%)
+        {op.filter && ` · ${formatCount(op.done)} matched and acted on`}
+        {op.skipped > 0 && ` · ${formatCount(op.skipped)} skipped`}
         {op.status !== 'running' && ` · ${op.status}`}
       </label>
       <progress id={`bulk-${op.id}`} max={100} value={percent} aria-valuetext={`${percent}%`} />

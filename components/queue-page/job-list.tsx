@@ -1,5 +1,6 @@
 'use client';
 /** One state's jobs: paged table, selection and the bulk bar. */
+import { formatCount } from '@/lib/format-number';
 import { useState } from 'react';
 import type { QueueCountState } from '@/lib/api-types';
 import { useCanMutate } from '../session/session-context';
@@ -69,7 +70,7 @@ export function JobList({
           selected={canOperate ? selected : undefined}
           onToggle={canOperate ? toggle : undefined}
           onToggleAll={canOperate ? toggleAll : undefined}
-          caption={`${state} jobs, page ${page} of ${pages}`}
+          caption={`${state} jobs, page ${formatCount(page)} of ${formatCount(pages)}`}
         />
       )}
       <nav className="pager" aria-label="Job pages">
@@ -77,7 +78,7 @@ export function JobList({
           Previous
         </button>
         <span>
-          Page {data.page} of {pages} · {data.total} jobs
+          Page {formatCount(data.page)} of {formatCount(pages)} · {formatCount(data.total)} jobs
         </span>
         <button type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
           Next

@@ -4,6 +4,7 @@
  * on the server; the answer says how far it looked, and "Continue" picks up at its cursor.
  * A name/text/path search also offers "all matching" bulk actions over the whole state.
  */
+import { formatCount } from '@/lib/format-number';
 import { useState, type FormEvent } from 'react';
 import type { QueueCountState } from '@/lib/api-types';
 import { BulkAll } from './bulk-all';
@@ -122,12 +123,10 @@ export function JobSearch({
               ? data.matches.length === 0
                 ? `No job with id ${input.q}.`
                 : 'Found by id.'
-              : `${data.matches.length} found · searched ${data.to.toLocaleString('en')} of ${data.total.toLocaleString('en')} ${data.state} jobs` +
+              : `${data.matches.length} found · searched ${formatCount(data.to)} of ${formatCount(data.total)} ${data.state} jobs` +
                 (data.next === null ? ' (all of them)' : '') +
                 (data.stoppedBy === 'bytes' ? ' · partial: byte budget reached' : '') +
-                (data.tooLarge > 0
-                  ? ` · ${data.tooLarge.toLocaleString('en')} too large to search`
-                  : '')}
+                (data.tooLarge > 0 ? ` · ${formatCount(data.tooLarge)} too large to search` : '')}
           </p>
           {data.matches.length > 0 && (
             <JobTable

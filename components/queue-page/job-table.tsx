@@ -1,4 +1,5 @@
 'use client';
+import { formatCount } from '@/lib/format-number';
 import Link from 'next/link';
 import type { JobRow } from '@/lib/api-types';
 import { formatDuration, formatProgress } from './format';
@@ -79,7 +80,7 @@ export function JobTable({
             <td title={new Date(job.timestamp).toISOString()}>
               {formatDuration(Math.max(0, now - job.timestamp))}
             </td>
-            <td>{job.attemptsMade}</td>
+            <td>{formatCount(job.attemptsMade)}</td>
             <td>{formatProgress(job.progress)}</td>
             <td>
               {job.processedOn !== null && job.finishedOn !== null

@@ -1,6 +1,7 @@
 'use client';
 /** The queue page (issue 5 item 4): header, diagnosis, actions, limits, search, state tabs. */
 import Link from 'next/link';
+import { useSearchParams } from 'next/navigation';
 import { useState } from 'react';
 import type { QueueCountState } from '@/lib/api-types';
 import { grafanaQueueHref } from '@/lib/links';
@@ -11,12 +12,34 @@ import { JobList } from './job-list';
 import { JobSearch } from './job-search';
 import { LimitsPanel } from './limits-panel';
 import { QueueActions } from './queue-actions';
-import { StateTabs } from './state-tabs';
+import { STATE_TABS, StateTabs } from './state-tabs';
 import { useQueueOverview } from './use-queue-page';
 
+/** The state named by `?state=`, when it is one. */
+function stateParam(value: string | null): QueueCountState | null {
+  return STATE_TABS.find((tab) => tab.state === value)?.state ?? null;
+}
+
+/** The first tab with jobs in it (tab order), so the page never opens on an empty list needlessly. */
+export function firstNonEmptyState(counts: Record<QueueCountState, number>): QueueCountState {
+  return STATE_TABS.find((tab) => counts[tab.state] > 0)?.state ?? 'waiting';
+}
+
 export function QueuePage({ prefix, name }: { prefix: string; name: string }) {
-  const [state, setState] = useState<QueueCountState>('waiting');
+  const fromUrl = stateParam(useSearchParams().get('state'));
+  const [picked, setPicked] = useState<QueueCountState | null>(null);
+  // Chosen once, from the first counts: later polls must not move the page to another tab.
+  const [opened, setOpened] = useState<QueueCountState | null>(null);
   const { data, error } = useQueueOverview(prefix, name);
+  if (fromUrl === null && opened === null && data) setOpened(firstNonEmptyState(data.counts));
+  const state = picked ?? fromUrl ?? opened;
+  const select = (next: QueueCountState) => {
+    setPicked(next);
+    // The URL names the tab so it can be shared or reloaded; no navigation, no refetch.
+    const url = new URL(window.location.href);
+    url.searchParams.set('state', next);
+    window.history.replaceState(window.history.state, '', url);
+  };
   const dashboard = grafanaQueueHref(useConsoleLinks().grafanaUrl, prefix, name);
   if (error) {
     return (
@@ -48,10 +71,17 @@ export function QueuePage({ prefix, name }: { prefix: string; name: string }) {
         <QueueActions prefix={prefix} name={name} paused={data?.paused ?? false} />
         <LimitsPanel prefix={prefix} name={name} />
       </div>
-      <JobSearch prefix={prefix} name={name} state={state} />
+      {/* Searches start in the open tab's state, so the search waits for it too. */}
+      {state !== null && <JobSearch prefix={prefix} name={name} state={state} />}
       <section className="panel" aria-label="Jobs">
-        <StateTabs counts={data?.counts} selected={state} onSelect={setState} />
-        <JobList key={state} prefix={prefix} name={name} state={state} />
+        {state === null ? (
+          <p aria-live="polite">Loading jobs…</p>
+        ) : (
+          <>
+            <StateTabs counts={data?.counts} selected={state} onSelect={select} />
+            <JobList key={state} prefix={prefix} name={name} state={state} />
+          </>
+        )}
       </section>
     </div>
   );

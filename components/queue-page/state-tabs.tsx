@@ -1,4 +1,5 @@
 'use client';
+import { formatCount } from '@/lib/format-number';
 import type { KeyboardEvent } from 'react';
 import type { QueueCountState } from '@/lib/api-types';
 
@@ -48,7 +49,8 @@ export function StateTabs({
           onClick={() => onSelect(tab.state)}
           onKeyDown={onKeyDown}
         >
-          {tab.label} <span className="tab-count">{counts?.[tab.state] ?? '–'}</span>
+          {tab.label}{' '}
+          <span className="tab-count">{counts ? formatCount(counts[tab.state]) : '–'}</span>
         </button>
       ))}
     </div>

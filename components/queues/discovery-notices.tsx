@@ -1,3 +1,4 @@
+import { formatCount } from '@/lib/format-number';
 /** What a bounded queue discovery could not show: shared by every page that lists queues. */
 export function DiscoveryNotices({
   complete,
@@ -17,7 +18,7 @@ export function DiscoveryNotices({
       )}
       {total > shown && (
         <p className="notice">
-          Showing {shown} of {total} queues.
+          Showing {formatCount(shown)} of {formatCount(total)} queues.
         </p>
       )}
       {shown === 0 && <p>No queues found under the configured prefixes.</p>}

@@ -1,4 +1,5 @@
 'use client';
+import { formatCount } from '@/lib/format-number';
 import Link from 'next/link';
 import type { QueueCountState, QueueOverview } from '@/lib/api-types';
 import { useCanMutate } from '../session/session-context';
@@ -62,15 +63,17 @@ export function QueueCard({ queue }: { queue: QueueOverview }) {
         {(Object.keys(STATE_LABELS) as QueueCountState[]).map((state) => (
           <div key={state} data-state={state}>
             <dt>{STATE_LABELS[state]}</dt>
-            <dd>{queue.counts[state]}</dd>
+            <dd>{formatCount(queue.counts[state])}</dd>
           </div>
         ))}
       </dl>
       <div className="card-foot">
         <span className="workers" data-testid="workers">
-          {queue.workers.length} {queue.workers.length === 1 ? 'worker' : 'workers'}
-          {queue.globalConcurrency !== null && ` · concurrency ${queue.globalConcurrency}`}
-          {queue.rateLimit && ` · limit ${queue.rateLimit.max}/${queue.rateLimit.duration} ms`}
+          {formatCount(queue.workers.length)} {queue.workers.length === 1 ? 'worker' : 'workers'}
+          {queue.globalConcurrency !== null &&
+            ` · concurrency ${formatCount(queue.globalConcurrency)}`}
+          {queue.rateLimit &&
+            ` · limit ${formatCount(queue.rateLimit.max)}/${formatCount(queue.rateLimit.duration)} ms`}
         </span>
         <Sparkline label="Completed" series={queue.metrics.completed} color="var(--ok)" />
         <Sparkline label="Failed" series={queue.metrics.failed} color="var(--danger)" />

@@ -1,4 +1,5 @@
 'use client';
+import { formatCount } from '@/lib/format-number';
 import { Line, LineChart, YAxis } from 'recharts';
 import type { QueueMetricsSeries } from '@/lib/api-types';
 
@@ -31,7 +32,7 @@ export function Sparkline({
         />
       </LineChart>
       <figcaption>
-        {label}: {series.pending} this minute · {series.total} total
+        {label}: {formatCount(series.pending)} this minute · {formatCount(series.total)} total
       </figcaption>
     </figure>
   );

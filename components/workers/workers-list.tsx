@@ -1,4 +1,5 @@
 'use client';
+import { formatCount } from '@/lib/format-number';
 import Link from 'next/link';
 import type { QueueWorkers } from '@/lib/api-types';
 import { formatSeconds } from './duration';
@@ -23,10 +24,11 @@ export function WorkersList() {
         </p>
       )}
       <p>
-        {connected} {connected === 1 ? 'connection' : 'connections'} across {data.queues.length}{' '}
-        {data.queues.length === 1 ? 'queue' : 'queues'}
-        {data.total > data.queues.length && ` (showing ${data.queues.length} of ${data.total})`}.
-        Workers are recognised by their Redis client names, as bullmq and Bull-Board do.
+        {formatCount(connected)} {connected === 1 ? 'connection' : 'connections'} across{' '}
+        {formatCount(data.queues.length)} {data.queues.length === 1 ? 'queue' : 'queues'}
+        {data.total > data.queues.length &&
+          ` (showing ${formatCount(data.queues.length)} of ${formatCount(data.total)})`}
+        . Workers are recognised by their Redis client names, as bullmq and Bull-Board do.
       </p>
       {data.queues.length === 0 ? (
         <p>No queues found under the configured prefixes.</p>
@@ -49,7 +51,7 @@ function QueueWorkersTable({ queue }: { queue: QueueWorkers }) {
           {queue.name}
         </h2>
         <span className={`badge ${queue.workers.length === 0 ? 'paused' : 'ok'}`}>
-          {queue.workers.length} {queue.workers.length === 1 ? 'worker' : 'workers'}
+          {formatCount(queue.workers.length)} {queue.workers.length === 1 ? 'worker' : 'workers'}
         </span>
         <Link
           className="card-link"

@@ -45,6 +45,19 @@ export type {
   QueueRef,
   QueueWorker,
 } from './queues';
+export {
+  compareSeverity,
+  FAILURE_SPIKE_MINUTES,
+  QUEUE_PROBLEM_DEFAULTS,
+  queueProblems,
+} from './queue-problems';
+export type {
+  ProblemInput,
+  ProblemOptions,
+  QueueProblem,
+  QueueProblemKind,
+  QueueProblemSeverity,
+} from './queue-problems';
 export { MAX_QUEUE_HANDLES, queueHandle } from './queue-handle';
 export {
   appendAudit,

@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import type { Metrics } from '../backend/queue-backend';
 import type { WorkerInfo } from '../queue';
 import { queueHandle } from './queue-handle';
+import { FAILURE_SPIKE_MINUTES, queueProblems, type QueueProblem } from './queue-problems';
 import { listWorkers } from './workers';
 
 export const QUEUE_SCAN_DEFAULTS = {
@@ -134,6 +135,10 @@ export interface QueueOverview extends QueueRef {
   metrics: { completed: QueueMetricsSeries; failed: QueueMetricsSeries };
   /** The library and version that last wrote meta (e.g. "bullmq:6.7.0"). */
   version: string | null;
+  /** ms since epoch the oldest job in the wait list was created; null when the list is empty. */
+  oldestWaitingAt: number | null;
+  /** What is wrong with the queue (queue-problems.ts), most severe first; empty when nothing. */
+  problems: QueueProblem[];
 }
 
 export interface QueueOverviewOptions {
@@ -143,6 +148,9 @@ export interface QueueOverviewOptions {
    * CLIENT LIST per request: getQueueOverviews); read for this queue alone otherwise.
    */
   workers?: QueueWorker[];
+  /** Minutes after which a waiting job makes an "old backlog" problem. */
+  oldBacklogMinutes?: number;
+  now?: number;
 }
 
 /** Whether the queue's meta hash exists: the console never creates keys for a mistyped name. */
@@ -158,30 +166,71 @@ export async function getQueueOverview(
 ): Promise<QueueOverview> {
   const minutes = opts.metricsMinutes ?? QUEUE_SCAN_DEFAULTS.metricsMinutes;
   const queue = queueHandle(client, prefix, name);
-  const [counts, meta, rateLimitTtl, workers, completed, failed] = await Promise.all([
-    queue.getJobCounts(...QUEUE_COUNT_STATES),
-    queue.getMeta(),
-    queue.getRateLimitTtl(),
-    opts.workers ?? queue.getWorkers().then((list) => list.map(toQueueWorker)),
-    queue.getMetrics('completed', 0, minutes - 1),
-    queue.getMetrics('failed', 0, minutes - 1),
-  ]);
+  // Failed metrics are read a little further back than the sparkline shows, so a failure spike
+  // (the last minutes against the hour before) comes from the same one LRANGE.
+  const failedMinutes = Math.max(minutes, FAILURE_SPIKE_MINUTES);
+  const [counts, meta, rateLimitTtl, workers, completed, failed, oldestWaitingAt] =
+    await Promise.all([
+      queue.getJobCounts(...QUEUE_COUNT_STATES),
+      queue.getMeta(),
+      queue.getRateLimitTtl(),
+      opts.workers ?? queue.getWorkers().then((list) => list.map(toQueueWorker)),
+      queue.getMetrics('completed', 0, minutes - 1),
+      queue.getMetrics('failed', 0, failedMinutes - 1),
+      oldestWaitingTimestamp(client, queue.toKey('wait'), queue.keys.base),
+    ]);
   const max = numberOrNull(meta.max);
   const duration = numberOrNull(meta.duration);
+  const jobCounts = toCounts(counts);
+  const rateLimited = rateLimitTtl > 0;
+  const rateLimitTtlMs = Math.max(0, rateLimitTtl);
+  const problems = queueProblems(
+    {
+      counts: jobCounts,
+      paused: meta.paused,
+      rateLimited,
+      rateLimitTtlMs,
+      workerCount: workers.length,
+      oldestWaitingAt,
+      failedMetrics: { newestFirst: failed.data, pending: pendingOf(failed) },
+    },
+    { now: opts.now, oldBacklogMinutes: opts.oldBacklogMinutes },
+  );
   return {
     prefix,
     name,
-    counts: toCounts(counts),
+    counts: jobCounts,
     paused: meta.paused,
     rateLimit: max !== null && duration !== null ? { max, duration } : null,
     // getRateLimitTtl answers the raw PTTL (-2: no key) when no max is known.
-    rateLimited: rateLimitTtl > 0,
-    rateLimitTtlMs: Math.max(0, rateLimitTtl),
+    rateLimited,
+    rateLimitTtlMs,
     globalConcurrency: numberOrNull(meta.concurrency),
     workers,
-    metrics: { completed: toSeries(completed), failed: toSeries(failed) },
+    metrics: {
+      completed: toSeries(completed),
+      failed: toSeries({ ...failed, data: failed.data.slice(0, minutes) }),
+    },
     version: typeof meta.version === 'string' ? meta.version : null,
+    oldestWaitingAt,
+    problems,
   };
+}
+
+/**
+ * The creation time of the job at the wait list's tail (the next one a worker takes, and the
+ * oldest, since producers push at the head): one LINDEX and one HGET of a single field, however
+ * long the list is.
+ */
+async function oldestWaitingTimestamp(
+  client: Redis,
+  waitKey: string,
+  jobKeyBase: string,
+): Promise<number | null> {
+  const id = await client.lindex(waitKey, -1);
+  if (id === null) return null;
+  const timestamp = numberOrNull(await client.hget(jobKeyBase + id, 'timestamp'));
+  return timestamp;
 }
 
 /** Overviews of many queues with one CLIENT LIST for all of them, not one per queue. */
@@ -224,9 +273,13 @@ function toCounts(raw: Record<string, number>): Record<QueueCountState, number> 
 function toSeries(metrics: Metrics): QueueMetricsSeries {
   return {
     perMinute: [...metrics.data].reverse(),
-    pending: Math.max(0, metrics.meta.count - metrics.meta.prevCount),
+    pending: pendingOf(metrics),
     total: metrics.meta.count,
   };
+}
+
+function pendingOf(metrics: Metrics): number {
+  return Math.max(0, metrics.meta.count - metrics.meta.prevCount);
 }
 
 function numberOrNull(value: unknown): number | null {

@@ -124,6 +124,8 @@ describe('getQueueOverview', () => {
     expect(overview.metrics.completed.pending).toBe(3);
     expect(overview.metrics.failed.pending).toBe(1);
     expect(overview.version).toMatch(/^bullmq-oxmq:/);
+    expect(overview.oldestWaitingAt).toBeNull();
+    expect(overview.problems).toEqual([]);
 
     await worker.close();
     await pauseQueue(client, prefix, name);
@@ -132,6 +134,8 @@ describe('getQueueOverview', () => {
     expect(paused.paused).toBe(true);
     expect(paused.counts.waiting).toBe(1);
     expect(paused.workers).toEqual([]);
+    expect(paused.oldestWaitingAt).toBeGreaterThan(Date.now() - 60_000);
+    expect(paused.problems.map((problem) => problem.kind)).toEqual(['no-worker', 'paused']);
     await resumeQueue(client, prefix, name);
     expect((await getQueueOverview(client, prefix, name)).paused).toBe(false);
   });

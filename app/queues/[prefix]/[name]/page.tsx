@@ -1,3 +1,4 @@
+import { Suspense } from 'react';
 import { QueuePage } from '@/components/queue-page/queue-page';
 import '@/components/queue-page/queue-page.css';
 
@@ -7,7 +8,12 @@ export default async function QueueRoutePage({
   params: Promise<{ prefix: string; name: string }>;
 }) {
   const { prefix, name } = await params;
-  return <QueuePage prefix={safeDecode(prefix)} name={safeDecode(name)} />;
+  return (
+    // The open tab lives in the URL query (`?state=`), read on the client.
+    <Suspense>
+      <QueuePage prefix={safeDecode(prefix)} name={safeDecode(name)} />
+    </Suspense>
+  );
 }
 
 /** Segments may arrive still percent-encoded; a stray '%' must not crash the page. */
