@@ -298,6 +298,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
           jobIds: this.inFlight.ids(HEARTBEAT_MAX_LISTED_JOBS),
           active: this.inFlight.size,
           quiet: this.quiet,
+          paused: this.paused,
         }),
         cancel: (jobId, reason) => this.cancelJob(jobId, reason === '' ? undefined : reason),
         setQuiet: (quiet) => this.setQuiet(quiet),

@@ -35,6 +35,8 @@ export interface WorkerHeartbeatRecord {
   lockRenewalFailures: number;
   /** Quieted (takes no new job) by quietWorker. */
   quiet: boolean;
+  /** Paused in its own process (worker.pause()); resumeWorker does not undo that. */
+  paused: boolean;
   /** Epoch ms. */
   startedAt: number;
   /** Epoch ms of the last heartbeat. */
@@ -94,6 +96,7 @@ function toRecord(hash: Record<string, string>): WorkerHeartbeatRecord | undefin
     failed: int(hash.failed),
     lockRenewalFailures: int(hash.lockRenewalFailures),
     quiet: hash.quiet === '1',
+    paused: hash.paused === '1',
     startedAt: int(hash.startedAt),
     lastHeartbeat: int(hash.lastHeartbeat),
     heartbeatInterval: int(hash.interval),

@@ -29,6 +29,8 @@ export interface HeartbeatSnapshot {
   /** Number of jobs in flight. */
   active: number;
   quiet: boolean;
+  /** Paused locally (worker.pause()). */
+  paused: boolean;
 }
 
 export interface HeartbeatConfig {
@@ -135,6 +137,7 @@ export class WorkerHeartbeat {
       failed: this.failed,
       lockRenewalFailures: this.lockRenewalFailures,
       quiet: snapshot.quiet ? 1 : 0,
+      paused: snapshot.paused ? 1 : 0,
       startedAt: this.startedAt,
       lastHeartbeat: now,
       interval: this.config.intervalMs,

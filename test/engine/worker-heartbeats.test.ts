@@ -85,6 +85,7 @@ describe('worker heartbeats', () => {
       failed: 0,
       lockRenewalFailures: 0,
       quiet: false,
+      paused: false,
       heartbeatInterval,
     });
     expect(running.startedAt).toBeGreaterThan(0);
@@ -192,6 +193,9 @@ describe('worker heartbeats', () => {
     expect((await recordOf(redis, name, (r) => r.completed === 2)).quiet).toBe(false);
 
     expect(await quietWorker(redis, 'bull', name, 'no-such-worker')).toBe(false);
+    // A local pause shows too.
+    await worker.pause(true);
+    await recordOf(redis, name, (r) => r.paused && !r.quiet);
   });
 });
 
