@@ -25,6 +25,8 @@ export const DEFAULTS = {
     idleRecheckMs: 30_000,
     /** Most jobs one fetch takes when several slots are free (one slot each). */
     maxFetchBatch: 100,
+    /** How often a worker publishes its heartbeat and reads commands left for it (ms). */
+    heartbeatInterval: 5_000,
     /** Pause before retrying after a Redis error in the fetch loop. */
     runRetryDelay: 1_000,
   },

@@ -3,6 +3,7 @@
  */
 export { Queue } from './queue';
 export type { BulkJob, WorkerInfo } from './queue';
+export type { CancelRequestOutcome } from './backend/redis/worker-requests';
 export type { QueueMeta } from './queue-meta';
 export type { DependencyItem, DependencyListing } from './backend/redis/dependency-page';
 export { Worker, workerConnectionName } from './worker';

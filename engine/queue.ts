@@ -39,6 +39,7 @@ import { QueueKeys } from './keys';
 import { parseQueueMeta, type QueueMeta } from './queue-meta';
 import type { QueueOptions } from './queue-options';
 import { OXMQ_LIB_NAME, OXMQ_VERSION } from './version';
+import { requestJobCancel, type CancelRequestOutcome } from './backend/redis/worker-requests';
 
 export interface BulkJob<DataType, NameType extends string> {
   name: NameType;
@@ -454,6 +455,18 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   /** Closes a deduplication window now, whoever owns it; 1 if one was open. */
   removeDeduplicationKey(deduplicationId: string): Promise<number> {
     return this.backend.removeDeduplicationKey(deduplicationId);
+  }
+
+  /**
+   * OxMQ: asks whichever OxMQ worker runs the job, in any process, to cancel it. The worker reads
+   * the request on its next heartbeat (so within its heartbeatInterval, default 5 s) and aborts
+   * the job's AbortSignal with `reason`, as its own worker.cancelJob would; the job's fate is its
+   * processor's. Resolves with `requested`, `not-active` (nothing to cancel) or `held-by-bullmq`
+   * (active, but no live OxMQ worker holds it: a bullmq worker has no way to be reached).
+   */
+  async cancelJob(jobId: string, reason = ''): Promise<CancelRequestOutcome> {
+    this.assertOpen();
+    return requestJobCancel(this.connection.client, this.keys, jobId, String(reason));
   }
 
   /**

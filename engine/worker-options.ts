@@ -36,6 +36,12 @@ export interface WorkerOptions extends QueueBaseOptions {
   removeOnFail?: KeepJobs;
   skipStalledCheck?: boolean;
   skipLockRenewal?: boolean;
+  /**
+   * OxMQ: how often (ms) the worker publishes its heartbeat record and reads the commands and
+   * cancel requests left for it in Redis (default 5000; 0 turns heartbeats off, and with them
+   * quiet / resume and queue.cancelJob for this worker's jobs).
+   */
+  heartbeatInterval?: number;
   /** Fail jobs that were started more than this many times. */
   maxStartedAttempts?: number;
   /** Longest wait (ms) when rate limited before fetching again. */

@@ -31,6 +31,7 @@ const WORKER_OPTIONS = new Set([
   'removeOnFail',
   'skipStalledCheck',
   'skipLockRenewal',
+  'heartbeatInterval',
   'drainDelay',
   'lockDuration',
   'lockRenewTime',
@@ -90,6 +91,16 @@ export function validateWorkerOptions(
   positive('stalledInterval', opts.stalledInterval);
   positive('drainDelay', opts.drainDelay);
   positive('maximumRateLimitDelay', opts.maximumRateLimitDelay);
+  if (
+    opts.heartbeatInterval !== undefined &&
+    !(
+      typeof opts.heartbeatInterval === 'number' &&
+      Number.isFinite(opts.heartbeatInterval) &&
+      opts.heartbeatInterval >= 0
+    )
+  ) {
+    throw new ValidationError('heartbeatInterval must be a number of ms (0: no heartbeat)');
+  }
   if (
     opts.maxStalledCount !== undefined &&
     !(Number.isInteger(opts.maxStalledCount) && opts.maxStalledCount >= 0)

@@ -24,6 +24,7 @@ import { StalledChecker } from './maintenance/stalled-checker';
 import { SandboxAbortedError } from './sandbox/errors';
 import { resolveProcessorFile, SandboxedProcessor } from './sandbox/sandboxed-processor';
 import { Deadline } from './worker/deadline';
+import { HEARTBEAT_MAX_LISTED_JOBS, WorkerHeartbeat } from './worker/heartbeat';
 import { planFailure } from './worker/failure-plan';
 import { InFlightJobs, type Flight } from './worker/in-flight';
 import { CompletionBatcher, type CompletionResult } from './worker/completion-batcher';
@@ -140,6 +141,10 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
   private running?: Promise<void>;
   private closing?: Promise<void>;
   protected paused = false;
+  /** Quieted through Redis (engine/admin/worker-heartbeats.ts): no new jobs until resumed. */
+  protected quiet = false;
+  /** Undefined with heartbeatInterval 0. */
+  private readonly heartbeat?: WorkerHeartbeat;
   /** Set first thing in close(), before any await, so every loop sees it at once. */
   protected stopping = false;
   private drainedEmitted = false;
@@ -225,7 +230,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       this.blockingConnection.client,
       this.connection.client,
       this.settings.drainDelay,
-      () => this.stopping || this.paused,
+      () => this.stopping || this.paused || this.quiet,
     );
     this.scheduler = new JobScheduler(this.connection.client, this.keys, this);
     this.finishing = {
@@ -265,6 +270,10 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       (error) => this.emitError(error),
     );
 
+    this.heartbeat = this.makeHeartbeat(
+      opts.heartbeatInterval ?? DEFAULTS.worker.heartbeatInterval,
+    );
+
     // Cancelling the worker's signal (close(true), closeGracefully's deadline) cancels each job's.
     this.abort.signal.addEventListener('abort', () => this.inFlight.cancelAll(), { once: true });
     // Like bullmq: 'ready' once both connections are, whether or not the worker runs.
@@ -275,6 +284,41 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     if (opts.autorun !== false && this.processor) {
       this.run().catch((error: unknown) => this.emitError(error));
     }
+  }
+
+  private makeHeartbeat(intervalMs: number): WorkerHeartbeat | undefined {
+    if (intervalMs === 0) return undefined;
+    const heartbeat = new WorkerHeartbeat(
+      this.connection.client,
+      this.keys,
+      { workerId: this.id, workerName: this.opts.name, intervalMs },
+      {
+        snapshot: () => ({
+          concurrency: this.concurrency,
+          jobIds: this.inFlight.ids(HEARTBEAT_MAX_LISTED_JOBS),
+          active: this.inFlight.size,
+          quiet: this.quiet,
+          paused: this.paused,
+        }),
+        cancel: (jobId, reason) => this.cancelJob(jobId, reason === '' ? undefined : reason),
+        setQuiet: (quiet) => this.setQuiet(quiet),
+        onError: (error) => this.emitError(error),
+      },
+    );
+    this.on('completed', () => (heartbeat.completed += 1));
+    this.on('failed', () => (heartbeat.failed += 1));
+    this.on('lockRenewalFailed', (ids: string[]) => (heartbeat.lockRenewalFailures += ids.length));
+    return heartbeat;
+  }
+
+  /**
+   * Quiet: no new job is fetched, running ones finish (a command left in Redis by quietWorker,
+   * read on the next heartbeat). Apart from pause(), so a remote resume never undoes a local pause.
+   */
+  private setQuiet(quiet: boolean): void {
+    this.quiet = quiet;
+    if (quiet) this.markerWaiter.interrupt();
+    else this.wakeUp();
   }
 
   /** Options a subclass adds to WorkerOptions (the constructor refuses any other unknown one). */
@@ -400,10 +444,11 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
     this.slotsCounted = true;
     if (!this.opts.skipLockRenewal) this.lockRenewer.start();
     if (!this.opts.skipStalledCheck) this.stalledChecker.start();
+    this.heartbeat?.start();
 
     while (!this.stopping) {
       try {
-        if (this.paused || this.slotCount >= this.concurrency) {
+        if (this.paused || this.quiet || this.slotCount >= this.concurrency) {
           await this.sleepUntilWoken();
           continue;
         }
@@ -528,7 +573,9 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
 
   /** Fetch-next rides on the completion call unless the worker is stopping or rate limited. */
   protected fetchNextIdentity(token: string): FetchIdentity | undefined {
-    if (this.stopping || this.paused || this.limitUntil > Date.now()) return undefined;
+    if (this.stopping || this.paused || this.quiet || this.limitUntil > Date.now()) {
+      return undefined;
+    }
     return this.identity(token);
   }
 
@@ -1026,6 +1073,14 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       await this.sandbox?.close();
       this.lockRenewer.stop();
       this.stalledChecker.stop();
+      // Gone from the console at once rather than when the record's TTL runs out.
+      // With Redis down the record expires by itself.
+      if (this.heartbeat) {
+        await Promise.race([
+          this.heartbeat.close().catch((error: unknown) => this.emitError(error)),
+          untilDisconnected(this.connection.client),
+        ]);
+      }
       if (this.slotsCounted) this.attempts.metrics.slotsClosed(this.concurrency);
       this.slotsCounted = false;
       // The blocking connection may still sit in BZPOPMIN: drop it rather than QUIT behind it.

@@ -141,6 +141,15 @@ export type { JobTimeline, JobTimelineEntry, JobTimelineOptions } from './job-ti
 // ---- workers, metrics and live events (issue 5 items 7 and 8) ----
 export { listWorkers, workerClientBase, workersInClientList } from './workers';
 export type { ConnectedWorker, QueueWorkers } from './workers';
+export {
+  cancelActiveJob,
+  listWorkerHeartbeats,
+  quietWorker,
+  resumeWorker,
+  WORKER_HEARTBEAT_LIMITS,
+} from './worker-heartbeats';
+export type { WorkerHeartbeatList, WorkerHeartbeatRecord } from './worker-heartbeats';
+export type { CancelRequestOutcome } from '../backend/redis/worker-requests';
 export { clampMinutes, getQueueMetrics, METRICS_LIMITS, toTimeline } from './metrics';
 export type { MetricsPoint, MetricsTimeline, QueueMetrics } from './metrics';
 export { eventsKey, latestEventIds, LIVE_EVENTS_LIMITS, readQueueEvents } from './live-events';

@@ -72,6 +72,16 @@ export class InFlightJobs {
     for (const flight of this.flights.values()) flight.controller?.abort(reason);
   }
 
+  /** Ids of the jobs in flight, at most `limit` of them. */
+  ids(limit: number): string[] {
+    const ids: string[] = [];
+    for (const jobId of this.flights.keys()) {
+      if (ids.length >= limit) break;
+      ids.push(jobId);
+    }
+    return ids;
+  }
+
   inPhase(phase: FlightPhase): Flight[] {
     return [...this.flights.values()].filter((flight) => flight.phase === phase);
   }

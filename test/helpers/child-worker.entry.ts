@@ -23,9 +23,22 @@ const options = {
   ...(config.stalledInterval !== undefined && { stalledInterval: config.stalledInterval }),
   ...(config.skipStalledCheck !== undefined && { skipStalledCheck: config.skipStalledCheck }),
 };
+const oxmqOptions = {
+  ...options,
+  ...(config.heartbeatInterval !== undefined && { heartbeatInterval: config.heartbeatInterval }),
+};
 const processor = (job: { id?: string }) => {
   report({ event: 'active', jobId: job.id, pid: process.pid });
   return new Promise<never>(() => undefined);
+};
+
+const cancellableProcessor = (job: { id?: string }, _token?: string, signal?: AbortSignal) => {
+  report({ event: 'active', jobId: job.id, pid: process.pid });
+  return new Promise<never>((_resolve, reject) => {
+    signal!.addEventListener('abort', () =>
+      reject(new Error(`cancelled: ${String(signal!.reason)}`)),
+    );
+  });
 };
 
 const batchProcessor = (jobs: { id?: string }[]) => {
@@ -40,9 +53,16 @@ const worker: EventEmitter =
     ? new BullWorker(config.queueName, processor, options)
     : config.side === 'oxmq-batch'
       ? new BatchWorker(config.queueName, batchProcessor, {
-          ...options,
+          ...oxmqOptions,
           batchSize: config.batchSize,
         })
-      : new Worker(config.queueName, processor, options);
+      : new Worker(
+          config.queueName,
+          config.honourCancel ? cancellableProcessor : processor,
+          oxmqOptions,
+        );
 worker.on('error', (error: Error) => report({ event: 'error', message: error.message }));
+worker.on('failed', (job: { id?: string } | undefined, error: Error) =>
+  report({ event: 'failed', jobId: job?.id, reason: error.message }),
+);
 worker.on('ready', () => report({ event: 'ready', pid: process.pid }));

@@ -4,7 +4,7 @@
  * way it does when a machine goes away (no close(), no lock release, no last renewal).
  *
  * The child (child-worker.entry.ts) reports `ready`, `active` (with the job id) for every job it
- * starts, and `error`.
+ * starts, `failed` (job id and reason) for every job it fails, and `error`.
  */
 import { spawnBundledChild, type ChildMessage } from './bundled-child';
 
@@ -24,6 +24,13 @@ export interface ChildWorkerConfig {
   skipStalledCheck?: boolean;
   /** oxmq-batch only. */
   batchSize?: number;
+  /** OxMQ only. */
+  heartbeatInterval?: number;
+  /**
+   * The processor takes the job's AbortSignal and fails with `cancelled: <reason>` when it fires
+   * (it still never finishes otherwise).
+   */
+  honourCancel?: boolean;
 }
 
 export interface ChildWorker {

@@ -71,7 +71,14 @@ export async function queueKeys(redis: Redis, queueName: string): Promise<string
     cursor = next;
     keys.forEach((key) => found.add(key));
   } while (cursor !== '0');
-  return [...found].sort();
+  // Live OxMQ workers' heartbeat records are the workers', not the queue's data: no library's
+  // obliterate deletes them (a live worker writes them again on its next beat).
+  return [...found].filter((key) => !isHeartbeatKey(key, queueName)).sort();
+}
+
+function isHeartbeatKey(key: string, queueName: string): boolean {
+  const suffix = key.slice(queueKey(queueName).length);
+  return suffix === 'oxmq:workers' || suffix.startsWith('oxmq:worker:');
 }
 
 /** Suffixes of the queue's own (non-job) keys, spec §1. */

@@ -1,0 +1,179 @@
+/**
+ * A worker's heartbeat: every `intervalMs` one script call refreshes the worker's record (who and
+ * where it is, what it runs, its counters) with a TTL of three intervals, and brings back what
+ * was asked of it meanwhile through Redis: a quiet / resume command and cancel requests for its
+ * jobs. A worker that dies stops beating and its record expires; close() deletes it.
+ */
+import { hostname } from 'node:os';
+import type { Redis } from 'ioredis';
+import { runScript } from '../backend/redis/run-script';
+import type { QueueKeys } from '../keys';
+import { OXMQ_VERSION } from '../version';
+import {
+  workerCancelKey,
+  workerRecordKey,
+  workersIndexKey,
+  type WorkerCommand,
+} from './heartbeat-keys';
+
+/** Most job ids one record lists (the count of jobs in flight is always exact). */
+export const HEARTBEAT_MAX_LISTED_JOBS = 100;
+/** A record lives this many intervals without a beat. */
+export const HEARTBEAT_TTL_INTERVALS = 3;
+
+/** What the worker is doing now, read at each beat. */
+export interface HeartbeatSnapshot {
+  concurrency: number;
+  /** Ids of the jobs in flight, at most HEARTBEAT_MAX_LISTED_JOBS. */
+  jobIds: string[];
+  /** Number of jobs in flight. */
+  active: number;
+  quiet: boolean;
+  /** Paused locally (worker.pause()). */
+  paused: boolean;
+}
+
+export interface HeartbeatConfig {
+  workerId: string;
+  /** The Worker's `name` option, if any. */
+  workerName?: string;
+  intervalMs: number;
+}
+
+export interface HeartbeatHandlers {
+  snapshot(): HeartbeatSnapshot;
+  /** A cancel request for one of the worker's jobs (it may have finished meanwhile). */
+  cancel(jobId: string, reason: string): void;
+  /** A command that changes the quiet state; the heartbeat beats again once it is applied. */
+  setQuiet(quiet: boolean): void;
+  onError(error: unknown): void;
+}
+
+export interface BeatResult {
+  command?: WorkerCommand;
+  /** Ids of the jobs a cancel request came for. */
+  cancelRequests: string[];
+}
+
+export class WorkerHeartbeat {
+  private timer?: NodeJS.Timeout;
+  private running = false;
+  /** The beat under way, so close() deletes the record after it rather than before. */
+  private pending?: Promise<unknown>;
+  private readonly startedAt = Date.now();
+  completed = 0;
+  failed = 0;
+  lockRenewalFailures = 0;
+
+  constructor(
+    private readonly client: Redis,
+    private readonly keys: QueueKeys,
+    private readonly config: HeartbeatConfig,
+    private readonly handlers: HeartbeatHandlers,
+  ) {}
+
+  get ttlMs(): number {
+    return this.config.intervalMs * HEARTBEAT_TTL_INTERVALS;
+  }
+
+  /** Beats now, then every interval until stop(). */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.tick(0);
+  }
+
+  stop(): void {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private tick(delay: number): void {
+    if (!this.running) return;
+    this.timer = setTimeout(() => {
+      this.pending = this.runOnce()
+        .catch((error: unknown) => {
+          if (this.running) this.handlers.onError(error);
+        })
+        .finally(() => this.tick(this.config.intervalMs));
+    }, delay);
+    this.timer.unref();
+  }
+
+  /** One beat: writes the record, then applies the command and the cancel requests it got. */
+  async runOnce(now = Date.now()): Promise<BeatResult> {
+    const reply = await this.beat(now);
+    const command = reply[0] === 'quiet' || reply[0] === 'resume' ? reply[0] : undefined;
+    const pairs = Array.isArray(reply[1]) ? (reply[1] as string[]) : [];
+    const cancelRequests: string[] = [];
+    for (let i = 0; i + 1 < pairs.length; i += 2) {
+      cancelRequests.push(pairs[i]!);
+      this.handlers.cancel(pairs[i]!, pairs[i + 1]!);
+    }
+    const quiet = command === 'quiet';
+    if (command && quiet !== this.handlers.snapshot().quiet) {
+      this.handlers.setQuiet(quiet);
+      // The record shows the new state now rather than an interval later.
+      await this.beat(Date.now());
+    }
+    return { ...(command && { command }), cancelRequests };
+  }
+
+  private async beat(now: number): Promise<unknown[]> {
+    const snapshot = this.handlers.snapshot();
+    const fields = {
+      id: this.config.workerId,
+      name: this.config.workerName ?? '',
+      queue: this.keys.queueName,
+      prefix: this.keys.prefix,
+      host: hostname(),
+      pid: process.pid,
+      version: OXMQ_VERSION,
+      concurrency: snapshot.concurrency,
+      active: snapshot.active,
+      jobs: JSON.stringify(snapshot.jobIds.slice(0, HEARTBEAT_MAX_LISTED_JOBS)),
+      completed: this.completed,
+      failed: this.failed,
+      lockRenewalFailures: this.lockRenewalFailures,
+      quiet: snapshot.quiet ? 1 : 0,
+      paused: snapshot.paused ? 1 : 0,
+      startedAt: this.startedAt,
+      lastHeartbeat: now,
+      interval: this.config.intervalMs,
+    };
+    const { workerId } = this.config;
+    const reply = await runScript(
+      this.client,
+      'workerHeartbeat',
+      [
+        workerRecordKey(this.keys, workerId),
+        workersIndexKey(this.keys),
+        workerCancelKey(this.keys, workerId),
+      ],
+      // Every value as a string: Lua would print a decoded number with 14 significant digits.
+      [workerId, now, this.ttlMs, JSON.stringify(stringValues(fields)), this.keys.base],
+    );
+    return Array.isArray(reply) ? reply : [];
+  }
+
+  /** Stops beating and deletes the record, its pending requests and its index entry. */
+  async close(): Promise<void> {
+    this.stop();
+    await this.pending;
+    await this.remove();
+  }
+
+  private async remove(): Promise<void> {
+    const { workerId } = this.config;
+    await this.client
+      .multi()
+      .del(workerRecordKey(this.keys, workerId), workerCancelKey(this.keys, workerId))
+      .zrem(workersIndexKey(this.keys), workerId)
+      .exec();
+  }
+}
+
+function stringValues(fields: Record<string, string | number>): Record<string, string> {
+  return Object.fromEntries(Object.entries(fields).map(([field, value]) => [field, String(value)]));
+}
