@@ -19,6 +19,8 @@ export const queryKeys = {
     limits: (prefix: string, name: string) => ['queues', 'page', prefix, name, 'limits'] as const,
     diagnosis: (prefix: string, name: string) =>
       ['queues', 'page', prefix, name, 'diagnosis'] as const,
+    heartbeats: (prefix: string, name: string) =>
+      ['queues', 'page', prefix, name, 'heartbeats'] as const,
   },
   // ---- job page and flows page (issue 5 items 5 and 6): under queues.all as well ----
   job: {

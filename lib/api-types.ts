@@ -140,6 +140,25 @@ export interface WorkersResponse {
   complete: boolean;
 }
 
+/** GET /api/queues/:prefix/:name/workers: the queue's live OxMQ workers, from their heartbeats. */
+export interface QueueHeartbeatsResponse {
+  workers: import('@/engine/admin').WorkerHeartbeatRecord[];
+  /** Heartbeat index members (may include expired ones not pruned yet). */
+  total: number;
+}
+
+/** POST …/workers/:workerId/quiet and …/resume. */
+export interface WorkerCommandResponse {
+  ok: true;
+  /** The command reaches the worker on its next heartbeat (within its interval). */
+  pendingUntilNextHeartbeat: true;
+}
+
+/** POST …/jobs/:id/cancel: what the request could reach (engine/admin/worker-heartbeats.ts). */
+export interface JobCancelResponse {
+  outcome: import('@/engine/admin').CancelRequestOutcome;
+}
+
 export interface MetricsListResponse {
   queues: import('@/engine/admin').QueueMetrics[];
   minutes: number;

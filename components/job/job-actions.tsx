@@ -1,14 +1,23 @@
 'use client';
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
-import type { JobDetailResponse } from '@/lib/api-types';
+import type { JobCancelResponse, JobDetailResponse } from '@/lib/api-types';
 import { useCanMutate } from '../session/session-context';
 import { jobPageHref } from './hrefs';
 import { useJobAction, type JobActionName, type JobRef } from './use-job';
 
+/** What a cancel request reached, in words (the API's outcome). */
+const CANCEL_OUTCOME: Record<JobCancelResponse['outcome'], string> = {
+  requested:
+    'Cancellation sent: the worker running this job acts on it at its next heartbeat (a few seconds).',
+  'not-active': 'The job is not running any more; nothing to cancel.',
+  'held-by-bullmq':
+    'Cannot cancel: the job is held by a bullmq worker (or one without heartbeats), which cannot be reached from here.',
+};
+
 /**
  * The job's actions, offered by role (viewer none; operator retry, promote, priority, delay,
- * duplicate; admin also remove and edit data) and by state. The API enforces the same rules.
+ * duplicate, cancel a running job; admin also remove and edit data) and by state. The API enforces the same rules.
  */
 export function JobActions({ job, detail }: { job: JobRef; detail: JobDetailResponse }) {
   const canOperate = useCanMutate('operator');
@@ -30,6 +39,10 @@ export function JobActions({ job, detail }: { job: JobRef; detail: JobDetailResp
             router.push(
               `/queues/${encodeURIComponent(job.prefix)}/${encodeURIComponent(job.name)}`,
             );
+            return;
+          }
+          if (name === 'cancel' && result.outcome) {
+            setMessage(CANCEL_OUTCOME[result.outcome]);
             return;
           }
           if (name === 'duplicate' && result.id) {
@@ -61,6 +74,18 @@ export function JobActions({ job, detail }: { job: JobRef; detail: JobDetailResp
             onClick={() => run('retry', {}, 'Retrying.')}
           >
             Retry
+          </button>
+        )}
+        {detail.state === 'active' && (
+          <button
+            type="button"
+            className="danger"
+            disabled={action.isPending}
+            onClick={() => {
+              if (window.confirm(`Cancel running job ${job.id}?`)) run('cancel', {});
+            }}
+          >
+            Cancel
           </button>
         )}
         {detail.state === 'delayed' && (

@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type {
   JobActionResponse,
+  JobCancelResponse,
   JobDetailResponse,
   JobLogsResponse,
   JobTimelineResponse,
@@ -50,13 +51,16 @@ export function useJobTimeline(job: JobRef) {
 }
 
 export type JobActionName =
-  'retry' | 'promote' | 'remove' | 'priority' | 'delay' | 'data' | 'duplicate';
+  'retry' | 'promote' | 'remove' | 'priority' | 'delay' | 'data' | 'duplicate' | 'cancel';
 
 export function useJobAction(job: JobRef) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ action, body = {} }: { action: JobActionName; body?: unknown }) =>
-      postJson<JobActionResponse>(`${jobApiPath(job)}/${action}`, body),
+      postJson<JobActionResponse & Partial<JobCancelResponse>>(
+        `${jobApiPath(job)}/${action}`,
+        body,
+      ),
     // The job, its queue's counts and listings all change: refresh the whole queues branch.
     onSettled: () => client.invalidateQueries({ queryKey: queryKeys.queues.all }),
   });

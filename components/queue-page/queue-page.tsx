@@ -11,6 +11,7 @@ import { DiagnosisPanel } from './diagnosis-panel';
 import { JobList } from './job-list';
 import { JobSearch } from './job-search';
 import { LimitsPanel } from './limits-panel';
+import { LiveWorkersPanel } from './live-workers-panel';
 import { QueueActions } from './queue-actions';
 import { STATE_TABS, StateTabs } from './state-tabs';
 import { useQueueOverview } from './use-queue-page';
@@ -71,6 +72,7 @@ export function QueuePage({ prefix, name }: { prefix: string; name: string }) {
         <QueueActions prefix={prefix} name={name} paused={data?.paused ?? false} />
         <LimitsPanel prefix={prefix} name={name} />
       </div>
+      <LiveWorkersPanel prefix={prefix} name={name} />
       {/* Searches start in the open tab's state, so the search waits for it too. */}
       {state !== null && <JobSearch prefix={prefix} name={name} state={state} />}
       <section className="panel" aria-label="Jobs">

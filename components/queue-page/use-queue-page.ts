@@ -6,13 +6,14 @@ import type {
   JobSearchResponse,
   QueueCountState,
   QueueDiagnosis,
+  QueueHeartbeatsResponse,
   QueueLimits,
   QueueOverviewResponse,
 } from '@/lib/api-types';
 import { getJson, postJson } from '../api-client';
 import { queryKeys } from '../query-keys';
 import { queuePath } from '../queues/use-queues';
-import { usePollingInterval } from '../settings/polling';
+import { usePollingInterval, useUnannouncedPollingInterval } from '../settings/polling';
 
 export function useQueueOverview(prefix: string, name: string) {
   const refetchInterval = usePollingInterval();
@@ -75,6 +76,17 @@ export function useQueueLimits(prefix: string, name: string) {
   return useQuery({
     queryKey: queryKeys.queuePage.limits(prefix, name),
     queryFn: ({ signal }) => getJson<QueueLimits>(`${queuePath(prefix, name)}/limits`, signal),
+    refetchInterval,
+  });
+}
+
+export function useWorkerHeartbeats(prefix: string, name: string) {
+  // Heartbeats change without a queue event, so live events never refresh them.
+  const refetchInterval = useUnannouncedPollingInterval();
+  return useQuery({
+    queryKey: queryKeys.queuePage.heartbeats(prefix, name),
+    queryFn: ({ signal }) =>
+      getJson<QueueHeartbeatsResponse>(`${queuePath(prefix, name)}/workers`, signal),
     refetchInterval,
   });
 }

@@ -56,6 +56,15 @@ export function usePollingInterval(): number | false {
   return live ? Math.max(intervalMs, LIVE_SAFETY_POLL_MS) : intervalMs;
 }
 
+/**
+ * For data no queue event announces (worker heartbeats): the user's interval as chosen, with
+ * no slowdown while live events are open; false when polling is off.
+ */
+export function useUnannouncedPollingInterval(): number | false {
+  const { intervalMs } = useContext(PollingContext);
+  return intervalMs <= 0 ? false : intervalMs;
+}
+
 /** Polling interval while live events drive invalidation. */
 export const LIVE_SAFETY_POLL_MS = 30_000;
 

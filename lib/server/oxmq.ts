@@ -204,6 +204,18 @@ export function queueWorkers(queues: readonly QueueRef[]): Promise<QueueWorkers[
   return listWorkers(redis(), queues);
 }
 
+/** The live OxMQ workers of one queue (heartbeat records), and commands to them. */
+export const workerControl = {
+  list: (prefix: string, name: string, limit: number) =>
+    admin.listWorkerHeartbeats(redis(), prefix, name, { limit }),
+  quiet: (prefix: string, name: string, workerId: string) =>
+    admin.quietWorker(redis(), prefix, name, workerId),
+  resume: (prefix: string, name: string, workerId: string) =>
+    admin.resumeWorker(redis(), prefix, name, workerId),
+  cancelJob: (prefix: string, name: string, jobId: string, reason: string) =>
+    admin.cancelActiveJob(redis(), prefix, name, jobId, reason),
+};
+
 export function queueMetrics(queue: QueueRef, minutes: number): Promise<QueueMetrics> {
   return getQueueMetrics(redis(), queue, { minutes });
 }

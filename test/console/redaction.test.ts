@@ -301,6 +301,10 @@ const ROUTES: Record<string, string> = {
   'queues/[prefix]/[name]/jobs/[id]/promote/route.ts': 'ok',
   'queues/[prefix]/[name]/jobs/[id]/remove/route.ts': 'ok',
   'queues/[prefix]/[name]/jobs/[id]/retry/route.ts': 'ok',
+  'queues/[prefix]/[name]/jobs/[id]/cancel/route.ts': 'an outcome word',
+  'queues/[prefix]/[name]/workers/route.ts': 'worker heartbeats: hosts, counts, job ids',
+  'queues/[prefix]/[name]/workers/[workerId]/quiet/route.ts': 'ok',
+  'queues/[prefix]/[name]/workers/[workerId]/resume/route.ts': 'ok',
 };
 
 function routeFiles(dir: string, prefix = ''): string[] {

@@ -174,12 +174,14 @@ describe('embedded redis-server', () => {
       ['--port', String(port), '--bind', '127.0.0.1', '--dir', oldDir, '--appendonly', 'yes'],
       { stdio: 'ignore' },
     );
+    // Listened for from the start: the server may be gone before SHUTDOWN's reply is read.
+    const oldExited = new Promise((resolve) => old.once('exit', resolve));
     process.umask(previousUmask);
     await expect
       .poll(() => rawCommand(port, 'SET old job').catch(() => ''), { timeout: 10_000 })
       .toBe('+OK');
     await rawCommand(port, 'SHUTDOWN');
-    await new Promise((resolve) => old.once('exit', resolve));
+    await oldExited;
     expect(mode(oldDir)).toBe(0o755);
     expect(Object.values(modesUnder(oldDir))).toContain('644');
 

@@ -1,0 +1,29 @@
+/**
+ * POST …/jobs/:id/cancel { reason? }: asks the OxMQ worker running the job to cancel it, through
+ * Redis (it acts on its next heartbeat). The answer says what the request could reach:
+ * `requested`, `not-active`, or `held-by-bullmq` (no OxMQ heartbeat lists the job; bullmq has no
+ * way to cancel a job from another process).
+ */
+import { z } from 'zod';
+import type { JobCancelResponse } from '@/lib/api-types';
+import { withRoute } from '@/lib/server/api';
+import { engineCall, jobParams, jobTarget, requireQueue } from '@/lib/server/job-route';
+import { workerControl } from '@/lib/server/oxmq';
+
+export const dynamic = 'force-dynamic';
+
+export const POST = withRoute(
+  {
+    role: 'operator',
+    mutation: { action: 'job.cancel', target: jobTarget },
+    params: jobParams,
+    body: z.object({ reason: z.string().max(500).optional() }).strict(),
+  },
+  async ({ params, body }): Promise<JobCancelResponse> => {
+    await requireQueue(params.prefix, params.name);
+    const outcome = await engineCall(() =>
+      workerControl.cancelJob(params.prefix, params.name, params.id, body.reason ?? ''),
+    );
+    return { outcome };
+  },
+);

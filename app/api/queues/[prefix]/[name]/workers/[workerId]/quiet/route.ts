@@ -1,0 +1,5 @@
+import { workerCommandRoute } from '@/lib/server/worker-command-route';
+
+export const dynamic = 'force-dynamic';
+
+export const POST = workerCommandRoute('quiet');
