@@ -25,7 +25,7 @@ export function Providers({
   return (
     <QueryClientProvider client={client}>
       <SessionInfoProvider value={session}>
-        {/* Live events (issue 5 item 8) sit outside polling: polling reads their status. */}
+        {/* Live events sit outside polling: polling reads their status. */}
         <LiveProvider>
           <PollingProvider>{children}</PollingProvider>
         </LiveProvider>

@@ -1,5 +1,5 @@
 /**
- * The one react-query key factory (design.md §3.8). Keys are hierarchical, so a mutation can
+ * The one react-query key factory. Keys are hierarchical, so a mutation can
  * invalidate a whole branch: `queryKeys.queues.all` covers the list and every queue.
  */
 export const queryKeys = {
@@ -8,7 +8,7 @@ export const queryKeys = {
     list: (page: number, pageSize: number) => ['queues', 'list', { page, pageSize }] as const,
     detail: (prefix: string, name: string) => ['queues', 'detail', prefix, name] as const,
   },
-  // ---- queue page (issue 5 item 4): under queues.all (but search), so mutations refresh it ----
+  // ---- queue page: under queues.all (but search), so mutations refresh it ----
   queuePage: {
     all: (prefix: string, name: string) => ['queues', 'page', prefix, name] as const,
     jobs: (prefix: string, name: string, state: string, page: number, pageSize: number) =>
@@ -22,7 +22,7 @@ export const queryKeys = {
     heartbeats: (prefix: string, name: string) =>
       ['queues', 'page', prefix, name, 'heartbeats'] as const,
   },
-  // ---- job page and flows page (issue 5 items 5 and 6): under queues.all as well ----
+  // ---- job page and flows page: under queues.all as well ----
   job: {
     all: (prefix: string, name: string, id: string) => ['queues', 'job', prefix, name, id] as const,
     detail: (prefix: string, name: string, id: string) =>
@@ -37,7 +37,7 @@ export const queryKeys = {
     graph: (prefix: string, queue: string, id: string) =>
       ['queues', 'flow', prefix, queue, id] as const,
   },
-  // ---- workers and metrics pages (issue 5 item 7) ----
+  // ---- workers and metrics pages ----
   workers: {
     all: ['workers'] as const,
     list: (page: number, pageSize: number) => ['workers', 'list', { page, pageSize }] as const,

@@ -1,5 +1,5 @@
 /**
- * The demo's settings, read once (design.md §3.7) through the shared loader, so
+ * The demo's settings, read once through the shared loader, so
  * `oxmq.config.json` works for the demo as it does for the runner and the launcher.
  *
  * - REDIS_URL (redis://127.0.0.1:6379): the Redis the demo feeds.

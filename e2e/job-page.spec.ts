@@ -1,6 +1,6 @@
 /**
  * The job page and the flows page in Debian's Chromium against `next start`, a real Redis and
- * a real OxMQ Worker (issue 5 items 5 and 6): a job that fails on its first run is retried from
+ * a real OxMQ Worker: a job that fails on its first run is retried from
  * the page until it shows completed, its timeline spans both runs, secrets stay redacted, and a
  * FlowProducer flow renders its nodes on the flows page. Screenshots go to e2e/artifacts/.
  * The shared console has test/console/links-env.ts' link settings: a traced job's id links to

@@ -1,5 +1,5 @@
 /**
- * The queue page (issue 5 item 4) in Debian's Chromium against `next start`, a real Redis and a
+ * The queue page in Debian's Chromium against `next start`, a real Redis and a
  * real OxMQ Worker: search by a value inside job data, bulk-retry every failed job with a
  * progress bar until the worker completes them, pause and resume, and a viewer who sees no
  * mutation controls and gets 403 from the API; "Retry all matching" a search by a value inside

@@ -7,14 +7,14 @@ import type { JobScope } from './job-scope';
 import { QueueKeys } from './keys';
 
 /**
- * Bounded reading of flows (parent/child trees, spec §9): the children of a parent are listed
+ * Bounded reading of flows (parent/child trees, docs/redis-keys.md): the children of a parent are listed
  * page by page from its four child collections, and whole trees are read one pipelined round
  * trip per level. FlowProducer.getFlow and the console's flow graph (engine/admin) build on it.
  */
 
 // ---- job keys ------------------------------------------------------------------------------
 
-/** A job named by its full key `<prefix>:<queueName>:<id>` (spec §13.1). */
+/** A job named by its full key `<prefix>:<queueName>:<id>` (docs/redis-keys.md). */
 export interface JobRef {
   key: string;
   prefix: string;

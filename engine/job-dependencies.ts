@@ -1,5 +1,5 @@
 /**
- * Reading a job's children, shaped as bullmq 6.7.0's Job methods return them (spec §9): the
+ * Reading a job's children, shaped as bullmq 6.7.0's Job methods return them (docs/redis-keys.md): the
  * Job class delegates here. Nothing is read until a method is called, and each call is one
  * round trip.
  */

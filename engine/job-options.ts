@@ -97,7 +97,7 @@ export interface JobsOptions {
   // Any other key is refused with a ValidationError naming it (engine/job-option-names.ts).
 }
 
-/** Options stored in the hash use these short keys (spec §2.4); everything else keeps its name. */
+/** Options stored in the hash use these short keys (docs/redis-keys.md); everything else keeps its name. */
 const SHORT_KEYS: Record<string, string> = {
   deduplication: 'de',
   failParentOnFailure: 'fpof',

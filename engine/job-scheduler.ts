@@ -1,5 +1,5 @@
 /**
- * Job schedulers (recurring jobs), wire-compatible with bullmq 6.7.0 (spec §10.2): a scheduler
+ * Job schedulers (recurring jobs), wire-compatible with bullmq 6.7.0 (docs/redis-keys.md): a scheduler
  * is `Q repeat` (zset: id → next run) plus `Q repeat:<id>` (hash: name, every | pattern + tz,
  * startDate, endDate, limit, offset, template opts and data, iteration count `ic`). Each run is
  * an ordinary job `repeat:<id>:<millis>` with `rjk = <id>`. Exactly one iteration is pending at
@@ -211,7 +211,7 @@ export class JobScheduler {
 
   /**
    * Called by a worker as it starts a job with `repeatJobKey`: creates the next iteration
-   * (spec §10.2 "Next iteration"). Nothing is created when the scheduler is gone, its `limit`
+   * (docs/redis-keys.md). Nothing is created when the scheduler is gone, its `limit`
    * is reached, its `endDate` passed, or another fetch of this iteration already did it.
    */
   async createNextIteration(job: Job): Promise<void> {

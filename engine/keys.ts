@@ -1,6 +1,6 @@
 import { ValidationError } from './errors';
 
-/** The per-queue key suffixes bullmq 6 uses (shared/spec §1). */
+/** The per-queue key suffixes bullmq 6 uses (docs/redis-keys.md). */
 export const QUEUE_KEY_NAMES = [
   'wait',
   'paused',

@@ -1,5 +1,5 @@
 /**
- * QueueEvents: a consumer of a queue's global events stream (`<prefix>:<name>:events`, spec §5).
+ * QueueEvents: a consumer of a queue's global events stream (`<prefix>:<name>:events`, docs/redis-keys.md).
  *
  * It reads with `XREAD BLOCK` on a connection of its own and re-emits every entry as a local
  * event, converted the way bullmq 6's QueueEvents converts it, so listeners (and
@@ -43,7 +43,7 @@ interface JobArgs {
   prev?: string;
 }
 
-/** The events bullmq 6.7.0 writes (spec §5), plus local 'error' and 'closed'. */
+/** The events bullmq 6.7.0 writes (docs/redis-keys.md), plus local 'error' and 'closed'. */
 export interface QueueEventsListener {
   added: Listener<JobArgs & { name: string }>;
   waiting: Listener<JobArgs>;
@@ -115,7 +115,7 @@ export class QueueEvents extends EventEmitter {
     this.keys = new QueueKeys(this.prefix, name);
     this.blockingTimeout = opts.blockingTimeout ?? DEFAULTS.queueEvents.blockingTimeout;
     this.lastEventId = opts.lastEventId ?? '$';
-    // The name bullmq's queue.getQueueEvents() looks for (spec §13.2). ioredis sets it on every
+    // The name bullmq's queue.getQueueEvents() looks for (docs/redis-keys.md). ioredis sets it on every
     // (re)connect, so it survives a Redis restart.
     const connectionName = `${this.prefix}:${Buffer.from(name).toString('base64')}:qe`;
     this.connection = connect(opts.connection, { blocking: true, connectionName });
@@ -335,7 +335,7 @@ function fieldsToObject(fields: string[]): Record<string, string> {
   return object;
 }
 
-/** bullmq's conversions (spec §5); all other values stay strings. */
+/** bullmq's conversions (docs/redis-keys.md); all other values stay strings. */
 function convertArgs(event: string, args: Record<string, string>): QueueEventArgs {
   const converted: QueueEventArgs = { ...args };
   if (event === 'progress' && args.data !== undefined) converted.data = parseJson(args.data);

@@ -1,6 +1,6 @@
 /**
  * The launcher's settings (`npm start`): the environment over oxmq.config.json, read once here
- * (design.md §3.7). Besides its own settings it reads the console's, so one config file serves
+ *. Besides its own settings it reads the console's, so one config file serves
  * every process: the launcher hands them to the console's environment, which reads no file.
  */
 import path from 'node:path';

@@ -89,7 +89,7 @@ export interface ConsoleLinks {
   grafanaUrl: string | null;
 }
 
-// ---- queue page (issue 5 item 4) ----
+// ---- queue page ----
 export type {
   BulkAction,
   BulkOperation,
@@ -120,7 +120,7 @@ export interface QueueOkResponse {
   ok: true;
 }
 
-// ---- workers, metrics and live events (issue 5 items 7 and 8) ----
+// ---- workers, metrics and live events ----
 export type {
   ConnectedWorker,
   LiveEvent,
@@ -175,7 +175,7 @@ export interface LiveEventsMessage {
   batches: import('@/engine/admin').LiveEventBatch[];
 }
 
-// ---- job page and flows page (issue 5 items 5 and 6) ----
+// ---- job page and flows page ----
 
 /** One job as the job page shows it: data, opts and return value already redacted. */
 export interface JobDetailResponse extends Omit<

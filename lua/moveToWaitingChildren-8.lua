@@ -1,6 +1,6 @@
 --[[
   job.moveToWaitingChildren: a running job parks itself in waiting-children until its pending
-  children finish (spec §6.18, §9.4). Nothing changes unless the job still has a pending child
+  children finish (docs/redis-keys.md). Nothing changes unless the job still has a pending child
   (or, when ARGV[2] names one, unless that child is pending): a child that finished before this
   call has already left the dependencies, so the job simply keeps running.
   The checks (lock, active) come before any write, so a refused call leaves the job as it was.

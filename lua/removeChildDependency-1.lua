@@ -1,6 +1,6 @@
 --[[
   job.removeChildDependency: the child stops being one of its parent's pending dependencies and
-  forgets its parent (spec §6.21). A parent left with no pending child while it waits for them
+  forgets its parent (docs/redis-keys.md). A parent left with no pending child while it waits for them
   is released to the front of its wait list, as removing the child would (removeJobDetached).
   The parent comes from ARGV[2] or, when that is "", from the child's own `parentKey` field; its
   queue from the child's `parent` link when that names the same parent, else from the key.

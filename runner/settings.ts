@@ -1,6 +1,6 @@
 /**
  * The worker runner's settings: the environment over oxmq.config.json, read once at startup.
- * This is the only module of the runner that reads process.env (design.md §3.7).
+ * This is the only module of the runner that reads process.env.
  */
 import path from 'node:path';
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Guards the dependency direction app/ + components/ -> engine/ -> lua/ (design.md §1, §3.11).
+// Guards the dependency direction app/ + components/ -> engine/ -> lua/.
 // No file under engine/ may import React, Next.js or console code (app/, components/, lib/), nor
 // the bullmq / Bull-Board packages, which are test peers only, nor any OpenTelemetry package but
 // the API (an SDK is the application's choice; the engine only records through the API).
@@ -148,7 +148,7 @@ function main(argv) {
     for (const p of problems) console.error(p);
     console.error(
       'engine/ may not import react, react-dom, next, app/, components/ or lib/ code, bullmq or ' +
-        '@bull-board/* (design.md §1: app/ and components/ -> engine/ -> lua/).',
+        '@bull-board/* (the layers: app/ and components/ -> engine/ -> lua/).',
     );
     return 1;
   }

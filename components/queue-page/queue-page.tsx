@@ -1,5 +1,5 @@
 'use client';
-/** The queue page (issue 5 item 4): header, diagnosis, actions, limits, search, state tabs. */
+/** The queue page: header, diagnosis, actions, limits, search, state tabs. */
 import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
 import { useState } from 'react';

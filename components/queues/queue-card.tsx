@@ -25,7 +25,7 @@ export function QueueCard({ queue }: { queue: QueueOverview }) {
     <section className="card" aria-labelledby={headingId} data-queue={queue.name}>
       <div className="card-head">
         <h2 id={headingId}>
-          {/* queue page (issue 5 item 4) */}
+          {/* queue page */}
           <Link
             href={`/queues/${encodeURIComponent(queue.prefix)}/${encodeURIComponent(queue.name)}`}
           >

@@ -1,5 +1,5 @@
 /**
- * "All N matching" bulk operations (issue 5 item 4): retry, promote or remove every job in one
+ * "All N matching" bulk operations: retry, promote or remove every job in one
  * state, or only those matching a search filter (the search's own JobFilter), in chunks, with
  * progress and cancellation.
  *

@@ -1,5 +1,5 @@
 /**
- * "Why isn't this queue moving?" (issue 5 item 4): the reasons, in the order an operator should
+ * "Why isn't this queue moving?": the reasons, in the order an operator should
  * look at them, computed from a handful of bounded reads (counts, meta, limiter TTL, workers,
  * the one next-due delayed job).
  */

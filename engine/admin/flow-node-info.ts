@@ -4,7 +4,7 @@ import { childCollectionKey } from '../flow-reader';
 import { traceIdOf } from '../telemetry/trace-id';
 import { DEFAULT_REDACTION, redactString, type RedactionRules } from './redaction';
 
-/** A job's state as bullmq's getState names it (spec §6.15). */
+/** A job's state as bullmq's getState names it (docs/redis-keys.md). */
 export type FlowNodeState =
   | 'completed'
   | 'failed'

@@ -1,5 +1,5 @@
 /**
- * The console's read and operate API (design.md §1, §3.3): bounded reads for views, never used
+ * The console's read and operate API: bounded reads for views, never used
  * by the worker hot path. Route handlers in app/api/ call these through one server-only module.
  */
 export {
@@ -69,7 +69,7 @@ export {
   readAudit,
 } from './audit';
 export type { AuditEntry, AuditKind, AuditOutcome, AuditPage, AuditRecord } from './audit';
-// ---- queue page (issue 5 item 4): job listings, search, bulk operations, diagnosis ----
+// ---- queue page: job listings, search, bulk operations, diagnosis ----
 export { findJob, JOB_LIST_LIMITS, listJobs, toJobRow } from './jobs';
 export type { JobPage, JobRow } from './jobs';
 export { jobMatcher, readPath, readRedactedPath, searchJobs } from './job-search';
@@ -123,7 +123,7 @@ export {
   setQueueLimits,
 } from './queue-ops';
 export type { QueueLimits } from './queue-ops';
-// ---- job page (issue 5 item 5): one job's detail, logs, children, timeline and actions ----
+// ---- job page: one job's detail, logs, children, timeline and actions ----
 export {
   getJobChildren,
   getJobDetail,
@@ -138,7 +138,7 @@ export { duplicateJob, JobActionStateError, runJobAction } from './job-actions';
 export type { JobAction } from './job-actions';
 export { getJobTimeline, JOB_TIMELINE_DEFAULTS, JOB_TIMELINE_LIMITS } from './job-timeline';
 export type { JobTimeline, JobTimelineEntry, JobTimelineOptions } from './job-timeline';
-// ---- workers, metrics and live events (issue 5 items 7 and 8) ----
+// ---- workers, metrics and live events ----
 export { listWorkers, workerClientBase, workersInClientList } from './workers';
 export type { ConnectedWorker, QueueWorkers } from './workers';
 export {

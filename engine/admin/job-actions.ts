@@ -1,5 +1,5 @@
 /**
- * The job page's actions (issue 5 item 5), each one call of the engine's Job/Queue API so they
+ * The job page's actions, each one call of the engine's Job/Queue API so they
  * mean exactly what they mean for a bullmq user. Each answers false when the job does not exist;
  * engine errors (a job in the wrong state, a locked job) are thrown for the caller to map.
  */

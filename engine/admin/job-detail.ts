@@ -1,5 +1,5 @@
 /**
- * Everything the console's job page shows about one job (issue 5 item 5), read with the
+ * Everything the console's job page shows about one job, read with the
  * engine's Job API: the hash (one job, not a collection), its state, a page of its log lines,
  * and one page of each kind of child. Values come back as stored; the console's server module
  * redacts them before they leave the server.

@@ -1,5 +1,5 @@
 /**
- * A job's lifecycle across attempts (issue 5 item 5), from its hash and the queue's events
+ * A job's lifecycle across attempts, from its hash and the queue's events
  * stream. The stream is shared by every job of the queue and trimmed (MAXLEN ~), so it is read
  * newest-first in XREVRANGE ... COUNT pages, filtered by jobId, and never past a cap of entries
  * examined. The answer says whether the stream still reaches back to the job's creation: when it

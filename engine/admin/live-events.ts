@@ -1,6 +1,6 @@
 /**
  * Reading the queues' event streams (`<prefix>:<queue>:events`) for the console's live updates
- * (issue 5 item 8): one XREAD over many streams, blocking for a bounded time and returning a
+ *: one XREAD over many streams, blocking for a bounded time and returning a
  * bounded number of entries per stream. The caller owns the cursors and the connection, which
  * must be a dedicated one: XREAD BLOCK holds it for the whole wait.
  */

@@ -1,5 +1,5 @@
 /**
- * Throughput over time for the console's metrics page (issue 5 item 7), from bullmq's metrics
+ * Throughput over time for the console's metrics page, from bullmq's metrics
  * layout: `metrics:<type>` holds a running `count` and the count and time of the last minute
  * boundary (`prevCount`, `prevTS`); `metrics:<type>:data` one count per closed minute, newest
  * first. Only workers started with the `metrics` option write them.

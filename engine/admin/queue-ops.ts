@@ -1,5 +1,5 @@
 /**
- * Queue-wide operations and limit tuning for the console's queue page (issue 5 item 4), thin
+ * Queue-wide operations and limit tuning for the console's queue page, thin
  * over the engine's Queue so they mean exactly what bullmq's methods mean.
  */
 import type { Redis } from 'ioredis';

@@ -1,5 +1,5 @@
 /**
- * Queue discovery and per-queue overview for the console (issue 5 item 3).
+ * Queue discovery and per-queue overview for the console.
  *
  * Discovery never uses KEYS: it SCANs for `<prefix>:*:meta` (every bullmq and OxMQ queue writes
  * its meta hash when a Queue or Worker is created) with a hard budget on the keys examined, and

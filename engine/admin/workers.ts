@@ -1,5 +1,5 @@
 /**
- * Connected workers of many queues from ONE `CLIENT LIST` (issue 5 item 7).
+ * Connected workers of many queues from ONE `CLIENT LIST`.
  *
  * bullmq and OxMQ name a worker's connections `<prefix>:<base64(queue)>` or
  * `<prefix>:<base64(queue)>:w:<workerName>`; QueueEvents readers end in `:qe` and are not

@@ -34,7 +34,7 @@ export const DEFAULT_COUNT_STATES = [
   'waiting-children',
 ] as const satisfies readonly JobState[];
 
-/** The four records a parent keeps about its children (spec §1, §9). */
+/** The four records a parent keeps about its children (docs/redis-keys.md). */
 export type DependencyKind = 'processed' | 'unprocessed' | 'ignored' | 'failed';
 
 /** One page request: SSCAN/HSCAN cursor (processed, unprocessed, ignored) or ZRANGE offset (failed). */

@@ -1,7 +1,7 @@
 /**
  * Redis side of job schedulers: our three scripts (lua/addJobScheduler-12, updateJobScheduler-12,
  * removeJobScheduler-6) and the plain reads of `Q repeat` (zset: id → next run) and
- * `Q repeat:<id>` (hash: the definition, spec §10.2).
+ * `Q repeat:<id>` (hash: the definition, docs/redis-keys.md).
  */
 import type { Redis } from 'ioredis';
 import { addJobKeys } from '../backend/redis/add-job';

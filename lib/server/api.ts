@@ -1,5 +1,5 @@
 /**
- * withRoute: the one wrapper every console API handler goes through (issue 5 item 10). In order:
+ * withRoute: the one wrapper every console API handler goes through. In order:
  * session (401), same-origin for mutations (403 CROSS_ORIGIN), role (403 FORBIDDEN), read-only
  * mode for mutations (403 READ_ONLY), route params / query / JSON body validated with zod (415,
  * 413, 400, 422), then the handler; any other throw is a 500 INTERNAL without details. Every

@@ -1,5 +1,5 @@
 /**
- * The console's environment, validated with zod and read once (design.md §3.7). Nothing else
+ * The console's environment, validated with zod and read once. Nothing else
  * reads process.env. Parsing is lazy: `next build` imports route modules without a runtime
  * environment, so a missing secret must fail the first request, not the build.
  */

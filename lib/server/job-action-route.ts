@@ -1,5 +1,5 @@
 /**
- * One POST route per job action (issue 5 item 5): the role it needs, its body schema and how
+ * One POST route per job action: the role it needs, its body schema and how
  * the body becomes an engine action. Every one is audited by withRoute as `job.<action>`.
  */
 import 'server-only';

@@ -1,5 +1,5 @@
 /**
- * The console's live-events hub (issue 5 item 8): ONE reader per Next server process, however
+ * The console's live-events hub: ONE reader per Next server process, however
  * many browsers listen. It runs XREAD BLOCK over the events streams of the queues that at least
  * one subscriber watches, on its own blocking connection, and hands each subscriber the batches
  * of its queues. When the last subscriber leaves, the reader stops and its connection is closed,

@@ -1,6 +1,6 @@
 /**
  * The one server module that holds the console's Redis connection and calls engine/admin
- * (design.md §1). Route handlers call these functions; nothing else in app/ touches Redis.
+ *. Route handlers call these functions; nothing else in app/ touches Redis.
  */
 import 'server-only';
 import { Redis } from 'ioredis';
@@ -159,7 +159,7 @@ export function auditPage(opts: {
   });
 }
 
-// ---- queue page (issue 5 item 4) ----
+// ---- queue page ----
 // One thin pass-through per engine/admin call, so routes never see the Redis client. Every read
 // that carries job text answers its redacted view (engine/admin/redacted-views.ts), and search
 // and bulk filters match against that same view, so what a route returns or counts never
@@ -199,7 +199,7 @@ export const queuePage = {
     admin.setQueueLimits(redis(), prefix, name, input),
 };
 
-// ---- workers, metrics and live events (issue 5 items 7 and 8) ----
+// ---- workers, metrics and live events ----
 export function queueWorkers(queues: readonly QueueRef[]): Promise<QueueWorkers[]> {
   return listWorkers(redis(), queues);
 }
@@ -250,7 +250,7 @@ export function readLiveEvents(
   return readQueueEvents(connection, cursors);
 }
 
-// ---- job page and flows page (issue 5 items 5 and 6) ----
+// ---- job page and flows page ----
 // Redacted like the queue page's reads: nothing here answers job text as stored, but for
 // storedData, which only the admin's data edit uses (to keep the values it was never shown).
 export const jobPage = {

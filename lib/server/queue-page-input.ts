@@ -1,5 +1,5 @@
 /**
- * Inputs and role rules shared by the queue page's routes (issue 5 item 4). Which role an
+ * Inputs and role rules shared by the queue page's routes. Which role an
  * action needs depends on the action, so routes taking an `action` check it here after
  * withRoute has checked the weakest one (operator): retry and promote are operator actions,
  * removing jobs is an admin action.

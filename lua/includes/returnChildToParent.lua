@@ -1,6 +1,6 @@
 -- A finished child that is retried (job.retry, Queue.retryJobs) becomes pending again in its
 -- live parent: it leaves the record its outcome left there (`:processed` for a completed child;
--- `:unsuccessful` or `:failed` for a failed one) and rejoins `:dependencies` (spec §9.5). A child
+-- `:unsuccessful` or `:failed` for a failed one) and rejoins `:dependencies` (docs/redis-keys.md). A child
 -- that left no record (still pending, or dropped by removeDependencyOnFailure) is left alone,
 -- and the parent is never moved back into waiting-children: one that was already released runs
 -- (or ran) without it, as bullmq's does.

@@ -1,5 +1,5 @@
 /**
- * The console's JSON API over HTTP against `next start` (issue 5 item 10 and its API tests):
+ * The console's JSON API over HTTP against `next start`:
  * sessions, roles, same-origin, input validation, read-only mode, the audit log and health.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';

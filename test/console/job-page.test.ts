@@ -1,6 +1,6 @@
 /**
  * The job page's and flows page's API against `next start`, a real Redis and a real OxMQ
- * Worker (issue 5 items 5 and 6): redaction on the server, the bounded timeline, log tails,
+ * Worker: redaction on the server, the bounded timeline, log tails,
  * actions by role, input validation, and the bounded flow graph with "load more".
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';

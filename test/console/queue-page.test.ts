@@ -1,5 +1,5 @@
 /**
- * The queue page's API (issue 5 item 4) over HTTP against `next start` and a real Redis, with
+ * The queue page's API over HTTP against `next start` and a real Redis, with
  * jobs failed by a real OxMQ Worker: page-size cap, bounded search with its cursor, bulk
  * operations with progress and cancel, roles on destructive actions, and 422 on bad input.
  */

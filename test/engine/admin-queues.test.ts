@@ -1,5 +1,5 @@
 /**
- * engine/admin queue discovery and overviews (issue 5 item 3), on data written by OxMQ's own
+ * engine/admin queue discovery and overviews, on data written by OxMQ's own
  * Queue/Worker and by the real bullmq 6.7.0, plus the audit stream.
  */
 import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';

@@ -1,5 +1,5 @@
 /**
- * Deduplication and debounce (issue 4, spec §10.1): every mode, the queue helpers, stale-key
+ * Deduplication and debounce: every mode, the queue helpers, stale-key
  * recovery, when the key is deleted, and the options that are refused.
  *
  * The key `Q de:<id>` names the job that owns the window. Modes, for a new add N while the key

@@ -1,9 +1,8 @@
 /**
- * The Job's children API on OxMQ flows (spec §9, §6.15, §6.18, §6.19, §6.20, §6.21; issue 3
- * item 5): reading what a parent recorded about its children (values, ignored failures,
+ * The Job's children API on OxMQ flows (docs/redis-keys.md, flows): reading what a parent recorded about its children (values, ignored failures,
  * dependencies whole or paged, counts), parking a running job until its dynamic children finish
  * (moveToWaitingChildren), detaching a child (removeChildDependency), removal with children, and
- * retried children becoming pending in their parent again (§9.5).
+ * retried children becoming pending in their parent again.
  * Comparisons with bullmq's own Job methods live in test/interop/flow-dependencies.test.ts.
  */
 import { once } from 'node:events';
@@ -676,7 +675,7 @@ describe('job.remove on flows', () => {
   });
 });
 
-describe('retrying a child makes it pending in its parent again (§9.5)', () => {
+describe('retrying a child makes it pending in its parent again', () => {
   /** Children fail on their first attempt and succeed afterwards. */
   function flakyWorker(name: string): Worker {
     return track(

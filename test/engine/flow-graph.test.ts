@@ -1,5 +1,5 @@
 /**
- * The console's flow graph (engine/admin, issue 3 item 6): nodes with state, timestamps,
+ * The console's flow graph (engine/admin): nodes with state, timestamps,
  * attempts, trace id and child counts, and edges, read level by level with bounds
  * (maxChildrenPerNode, depth, maxNodes), continued page by page with getFlowChildren and
  * expandFlowGraph, for flows written by OxMQ or bullmq and run by either library's workers.

@@ -1,5 +1,5 @@
 /**
- * readFlow (issue 3 item 6): the tree under a job, read with bounds (depth levels, maxChildren
+ * readFlow: the tree under a job, read with bounds (depth levels, maxChildren
  * per node, one pipelined round trip per level), equal to what bullmq 6.7.0's
  * FlowProducer.getFlow returns for the same Redis data, whichever library wrote the flow.
  */

@@ -1,6 +1,6 @@
 /**
- * Bad flows are refused with a typed error and NOTHING is written (issue 3, "bad input"; spec
- * §9.1). Every case snapshots every key under the prefixes involved (hashes, sets, zsets with
+ * Bad flows are refused with a typed error and NOTHING is written (docs/redis-keys.md,
+ * flows). Every case snapshots every key under the prefixes involved (hashes, sets, zsets with
  * scores, lists, the `id` counters, streams with their entry ids) before and after the refused
  * add, and the two must be equal. A valid flow is added first, so the queues, their counters and
  * streams exist and a stray write would show. Each refusal has a passing twin nearby, so the

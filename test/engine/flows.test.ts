@@ -1,5 +1,5 @@
 /**
- * OxMQ flows end to end (spec §9, issue 3): deep and wide trees complete with the right values,
+ * OxMQ flows end to end (docs/redis-keys.md, flows): deep and wide trees complete with the right values,
  * per-queue defaults, addBulk, the returned JobNode tree, cluster-safe prefixes
  * (FlowProducer.forCluster, QueueKeys.forClusterFlow), and a parent that cannot complete because
  * a failParentOnFailure child failed while it ran (-9).

@@ -1,8 +1,8 @@
 /**
- * Tenant groups (issue 4 item 3, OxMQ's own design; keys in docs/redis-keys.md "Groups"): the
+ * Tenant groups: the
  * `group: { id }` job option, round-robin between groups, per-group concurrency, rate limit and
  * pause, queue-wide group defaults, every move of a grouped job keeping its group, the cleanup
- * scripts, the console reads, and bad input (issue 4 item 7).
+ * scripts, the console reads, and bad input.
  */
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';

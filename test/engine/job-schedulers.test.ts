@@ -1,5 +1,5 @@
 /**
- * Job schedulers on OxMQ alone (spec §10.2): timing of every and cron schedules (time zones
+ * Job schedulers on OxMQ alone (docs/redis-keys.md): timing of every and cron schedules (time zones
  * included), limit / endDate / startDate, upsert replacing the pending iteration, removal, the
  * downtime rule (at most one missed run made up), no double fire with several workers, and bad
  * input refused with nothing written.

@@ -1,6 +1,5 @@
 /**
- * Removing a flow child detaches it from its parent (spec §6.4 step 10, §6.12, §6.13, §6.16,
- * §6.17, §9.6): removeJob and finished-job trimming release a parent left without pending
+ * Removing a flow child detaches it from its parent (docs/redis-keys.md): removeJob and finished-job trimming release a parent left without pending
  * children to the front of its wait list; drain, clean and obliterate ("hard") remove a
  * same-queue parent with its last child and release a parent in another queue.
  *
@@ -160,7 +159,7 @@ async function orphansOf(name: string): Promise<number> {
 describe('removeJob of a flow child (non-hard)', () => {
   it('releases a cross-queue parent to the front of its wait list, with event and marker, when its last child goes', async () => {
     const views = await twins(['parents', 'children'], async (side, names, redis) => {
-      // The parent has a priority: a removal releases it to wait all the same (spec §9.6).
+      // The parent has a priority: a removal releases it to wait all the same (docs/redis-keys.md).
       await addFlow(
         parent(names.parents, 'p', [leaf(names.children, 'c1'), leaf(names.children, 'c2')], {
           priority: 3,
@@ -341,7 +340,7 @@ describe('finished-job removal of a flow child (removeOnComplete / removeOnFail)
 
   it('removeOnFail count trimming an old failed child releases the parent still waiting for it', async () => {
     const views = await twins(['parents', 'children'], async (side, names, redis) => {
-      // A failed child without failure flags stays a pending dependency (spec §9.3).
+      // A failed child without failure flags stays a pending dependency (docs/redis-keys.md).
       await addFlow(
         parent(names.parents, 'p', [
           { ...leaf(names.children, 'old', { removeOnFail: { count: 1 } }), name: 'fail' },
@@ -381,7 +380,7 @@ describe('finished-job removal of a flow child (removeOnComplete / removeOnFail)
   });
 
   it('removeOnComplete count trimming an old child leaves no parent waiting for it', async () => {
-    // bullmq releases the parent when the child completes (spec §9.2) and then trims the child;
+    // bullmq releases the parent when the child completes (docs/redis-keys.md) and then trims the child;
     // either way, once the old child is trimmed its parent must no longer wait for it.
     const views = await twins(['parents', 'children'], async (side, names, redis) => {
       await addFlow(

@@ -54,7 +54,7 @@ const eventsKey = (name: string, prefix = 'bull') => `${prefix}:${name}:events`;
 // Compile-time check: job.waitUntilFinished accepts our QueueEvents.
 const _isFinishedEventsSource = (qe: QueueEvents): FinishedEventsSource => qe;
 
-describe('QueueEvents on a stream written with XADD (spec §5 shapes)', () => {
+describe('QueueEvents on a stream written with XADD (docs/redis-keys.md)', () => {
   it('emits every event with bullmq conversions, as <event> and <event>:<jobId>', async () => {
     const name = uniqueQueueName('qe');
     const redis = raw();

@@ -109,7 +109,7 @@ export async function queueKeys(client: Redis, name: string): Promise<string[]> 
   return (await fullQueueKeys(client, name)).map((key) => key.slice(prefix.length));
 }
 
-/** Keys that belong to jobs (hashes and their sub-keys), per spec §1. */
+/** Keys that belong to jobs (hashes and their sub-keys), per docs/redis-keys.md */
 export async function jobKeys(client: Redis, name: string): Promise<string[]> {
   const queueOwn = new Set([
     'wait',

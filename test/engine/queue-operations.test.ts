@@ -1,5 +1,5 @@
 /**
- * RedisQueueOperations against a real Redis: exact state after each operation (spec §6.11-6.21),
+ * RedisQueueOperations against a real Redis: exact state after each operation (docs/redis-keys.md),
  * and the same data read by the real bullmq 6.7.0 Queue.
  */
 import { Redis } from 'ioredis';

@@ -1,9 +1,9 @@
 /**
- * Rate limits and global concurrency, measured rather than assumed (issue 4, spec §8).
+ * Rate limits and global concurrency, measured rather than assumed.
  *
- * How the limiter works (spec §8, bullmq's fixed window, which OxMQ must share so bullmq workers
- * on the same queue obey the same limit): every job start INCRs `Q limiter`; the INCR that makes
- * it 1 sets `PEXPIRE duration`; while the counter is at `max` no job starts. So each window opens
+ * How the limiter works (bullmq's fixed window, which OxMQ must share so bullmq workers on the
+ * same queue obey the same limit; docs/redis-keys.md): every job start INCRs `Q limiter`; the
+ * INCR that makes it 1 sets `PEXPIRE duration`; while the counter is at `max` no job starts. So each window opens
  * at the first start after the previous window expired and holds at most `max` starts. That is
  * the guarantee tested below, on the jobs' processedOn values:
  *
@@ -137,12 +137,12 @@ describe('queue-wide rate limit 10/s with two worker processes', () => {
     expect(await redis.pttl(queueKey(name, 'limiter'))).not.toBe(-1);
   });
 
-  // Issue 4 asks: "no one-second window ever sees more than 10 starts". bullmq's fixed window
+  // The aim: "no one-second window ever sees more than 10 starts". bullmq's fixed window
   // (which the queue shares with bullmq workers) does not promise that: 1 start opens a window,
   // 9 trickle in 600 ms later, and a backlog of 10 starts the moment the window expires, so the
   // second after the trickle would hold 19 starts although no fixed window held more than 10.
   // OxMQ workers also keep a sliding log of starts (`limiter:log`), which refuses that burst.
-  it('issue 4: no one-second window ever sees more than 10 starts, even when jobs trickle in before a backlog', async () => {
+  it('no one-second window ever sees more than 10 starts, even when jobs trickle in before a backlog', async () => {
     const { name, redis, queue } = await setUp('rltrickle');
     const opener = await queue.add('tick', { i: 0 });
     await waitFor(async () => (await completedCount(redis, name)) === 1, 10_000);
@@ -172,7 +172,7 @@ describe('queue-wide rate limit 10/s with two worker processes', () => {
   });
 });
 
-describe('limit precedence (spec §8)', () => {
+describe('limit precedence (docs/redis-keys.md)', () => {
   it("meta.max wins over the worker's max, the worker's duration over meta.duration", async () => {
     const name = uniqueQueueName('rlprec');
     const redis = track(rawClient());
@@ -253,7 +253,7 @@ describe('global concurrency', () => {
     expect(maxRunning).toBe(2);
   });
 
-  // OxMQ beyond bullmq (spec §8 says bullmq writes no marker when a slot frees): a job that
+  // OxMQ beyond bullmq (docs/redis-keys.md): a job that
   // leaves active without its worker fetching the next one (here: a final failure) wakes an idle
   // worker. Without that marker both workers sit in BZPOPMIN for their 5 s drain delay.
   it('a freed slot wakes idle workers: cap 1, two workers with drainDelay 5, no 5 s gaps', async () => {

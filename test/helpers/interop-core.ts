@@ -1,5 +1,5 @@
 /**
- * Helpers for the interop suites (spec §15), shared by both directions (B = bullmq 6.7.0,
+ * Helpers for the interop suites (docs/redis-keys.md), shared by both directions (B = bullmq 6.7.0,
  * N = OxMQ): job options both libraries accept, and small waits. Raw reads of a queue's Redis
  * state are in redis-state.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * Raw reads of a queue's Redis state (prefix `bull`, spec §1): its keys, its events stream and
+ * Raw reads of a queue's Redis state (prefix `bull`, docs/redis-keys.md): its keys, its events stream and
  * its sorted sets, for assertions that do not go through either library.
  */
 import type { Redis } from 'ioredis';
@@ -81,7 +81,7 @@ function isHeartbeatKey(key: string, queueName: string): boolean {
   return suffix === 'oxmq:workers' || suffix.startsWith('oxmq:worker:');
 }
 
-/** Suffixes of the queue's own (non-job) keys, spec §1. */
+/** Suffixes of the queue's own (non-job) keys, docs/redis-keys.md */
 const QUEUE_SUFFIXES = new Set([
   'active',
   'wait',
@@ -127,7 +127,7 @@ export function jobIdsOf(keys: string[], queueName: string): string[] {
   return [...new Set(keys.map((key) => key.slice(base.length).split(':')[0]!))].sort();
 }
 
-/** `bull:<base64(queue)>`, the client-name base of the queue's workers (spec §13.2). */
+/** `bull:<base64(queue)>`, the client-name base of the queue's workers (docs/redis-keys.md). */
 export function workerNameBase(queueName: string): string {
   return `bull:${Buffer.from(queueName).toString('base64')}`;
 }

@@ -1,5 +1,5 @@
 /**
- * Job scheduler state as it sits in Redis (spec §10.2), for the scheduler suites: the `repeat`
+ * Job scheduler state as it sits in Redis (docs/redis-keys.md), for the scheduler suites: the `repeat`
  * zset, the `repeat:<id>` hash, and the iteration jobs `repeat:<id>:<millis>`.
  */
 import type { Redis } from 'ioredis';

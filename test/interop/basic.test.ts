@@ -1,5 +1,5 @@
 /**
- * Interop with the real bullmq 6.7.0, spec §15 cases 1-3 (B = bullmq, N = OxMQ):
+ * Interop with the real bullmq 6.7.0, docs/redis-keys.md (B = bullmq, N = OxMQ):
  * 1. B producer → N worker, observed by B QueueEvents and B job.waitUntilFinished.
  * 2. N producer → B worker: B reads exactly what N wrote; counts before/after.
  * 3. Byte compatibility of everything an add writes (hashes, counters, scores, markers, events).
@@ -16,7 +16,7 @@ import { queueKey, streamEntries, zsetWithScores } from '../helpers/redis-state'
 const track = useCleanup();
 const connection = () => ({ connection: redisOptions() });
 
-describe('interop §15.1: bullmq producer → OxMQ worker', () => {
+describe('interop: bullmq producer → OxMQ worker', () => {
   it('processes a bullmq job; bullmq QueueEvents and waitUntilFinished see the outcome', async () => {
     const name = uniqueQueueName('i1');
     const redis = track(rawClient());
@@ -76,7 +76,7 @@ describe('interop §15.1: bullmq producer → OxMQ worker', () => {
   });
 });
 
-describe('interop §15.2: OxMQ producer → bullmq worker', () => {
+describe('interop: OxMQ producer → bullmq worker', () => {
   it('bullmq reads name, data and opts exactly as OxMQ wrote them, and counts agree', async () => {
     const name = uniqueQueueName('i2');
     const twinName = uniqueQueueName('i2twin');
@@ -170,7 +170,7 @@ describe('interop §15.2: OxMQ producer → bullmq worker', () => {
   });
 });
 
-describe('interop §15.3: hash byte-compatibility of adds', () => {
+describe('interop: hash byte-compatibility of adds', () => {
   /** The same adds, in the same order, for both libraries. */
   function jobsToAdd(
     timestamp: number,

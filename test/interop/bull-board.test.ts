@@ -1,5 +1,5 @@
 /**
- * Interop, spec §15 cases 26 (Bull-Board parity) and 27 (workers listing). OxMQ (N) writes a
+ * Interop, docs/redis-keys.md (Bull-Board parity) and 27 (workers listing). OxMQ (N) writes a
  * queue with jobs in every state; bullmq 6.7.0 (B) and Bull-Board (@bull-board/api's
  * BullMQAdapter and its API routes) must read it exactly as they read the same data produced
  * by B, and Bull-Board's actions must work on it.
@@ -128,7 +128,7 @@ function comparable(job: BullJob) {
   };
 }
 
-describe('§15.26 Bull-Board parity', () => {
+describe('Bull-Board parity', () => {
   it('B Queue and Bull-Board read N data exactly as the same data written by B, and its actions work on it', async () => {
     const n = await populate('oxmq');
     const b = await populate('bullmq');
@@ -283,7 +283,7 @@ async function checkParityAndActions(n: Populated, b: Populated): Promise<void> 
   });
 }
 
-describe('§15.27 workers listing', () => {
+describe('workers listing', () => {
   it('an N worker named w1 is listed by B getWorkers and Bull-Board; N getWorkers lists B workers too', async () => {
     const name = uniqueQueueName('workers');
     const base = workerNameBase(name);

@@ -1,10 +1,10 @@
 /**
- * The Job's children API against bullmq 6.7.0 (spec §9, §6.15, §6.18-§6.21, §15 cases 13-16):
+ * The Job's children API against bullmq 6.7.0 (docs/redis-keys.md):
  * - reads (getChildrenValues, getIgnoredChildrenFailures, getFailedChildrenValues,
  *   getDependencies whole and paged, getDependenciesCount) equal bullmq's own Job methods on the
  *   same data, for flows written and worked by either library;
  * - moveToWaitingChildren with dynamic children, in both directions;
- * - removeChildDependency and retried children (§9.5) leave the Redis state bullmq's do, on twin
+ * - removeChildDependency and retried children leave the Redis state bullmq's do, on twin
  *   flows (same tree under two prefixes: one operated by bullmq, one by OxMQ).
  */
 import {
@@ -515,7 +515,7 @@ describe('removeChildDependency leaves the state bullmq’s does', () => {
   });
 });
 
-describe('retrying children leaves the state bullmq’s does (§9.5)', () => {
+describe('retrying children leaves the state bullmq’s does', () => {
   const queues = ['pq', 'cq', 'cq2'];
   /** p1 keeps waiting (a pending child in cq2); p2 is released by its failing children. */
   const trees: FlowJob[] = [

@@ -1,5 +1,5 @@
 /**
- * Flow interop with the real bullmq 6.7.0, spec §9 and §15 cases 13-16 (B = bullmq, N = OxMQ),
+ * Flow interop with the real bullmq 6.7.0, docs/redis-keys.md cases 13-16 (B = bullmq, N = OxMQ),
  * every case in both directions: one library's FlowProducer writes the tree, the other
  * library's workers run it.
  * 13/14. Children in C1 and P; the parent runs only after its last child, ahead of the jobs
@@ -77,10 +77,9 @@ const inWait = async (redis: Redis, queue: string, id: string) =>
 const inSet = async (redis: Redis, queue: string, set: string, id: string) =>
   (await redis.zscore(key(queue, set), id)) !== null;
 
-describe('interop §15.13/14: a flow across queues, written by one library, run by the other', () => {
+describe('interop: a flow across queues, written by one library, run by the other', () => {
   for (const direction of DIRECTIONS) {
-    const caseNo = direction.producer === 'oxmq' ? '13' : '14';
-    it(`§15.${caseNo} ${title(direction)}: parent runs after its last child, at the front of P`, async () => {
+    it(`${title(direction)}: parent runs after its last child, at the front of P`, async () => {
       const { producer, consumer } = direction;
       const redis = track(rawClient());
       const P = uniqueQueueName('P');
@@ -186,7 +185,7 @@ describe('interop §15.13/14: a flow across queues, written by one library, run 
   }
 });
 
-describe('interop §15.15: failParentOnFailure', () => {
+describe('interop: failParentOnFailure', () => {
   for (const direction of DIRECTIONS) {
     const parentSide = other(direction.consumer);
     it(`${title(direction)}, parent failed by ${label(parentSide)} without running its processor`, async () => {
@@ -273,7 +272,7 @@ describe('interop §15.15: failParentOnFailure', () => {
   }
 });
 
-describe('interop §15.16: ignoreDependencyOnFailure and removeDependencyOnFailure', () => {
+describe('interop: ignoreDependencyOnFailure and removeDependencyOnFailure', () => {
   for (const direction of DIRECTIONS) {
     for (const lastPolicy of ['idof', 'rdof'] as const) {
       it(`${title(direction)}: failures recorded or dropped, parent released when nothing is pending (last child ${lastPolicy})`, async () => {
@@ -361,7 +360,7 @@ describe('interop §15.16: ignoreDependencyOnFailure and removeDependencyOnFailu
   }
 });
 
-describe('interop §15.16: continueParentOnFailure', () => {
+describe('interop: continueParentOnFailure', () => {
   for (const direction of DIRECTIONS) {
     it(`${title(direction)}: the parent is released at once, pending siblings or not`, async () => {
       const { producer, consumer } = direction;
@@ -429,7 +428,7 @@ describe('interop §15.16: continueParentOnFailure', () => {
   }
 });
 
-describe('interop §9.3: failure policies meeting a released parent', () => {
+describe('interop: failure policies meeting a released parent', () => {
   for (const direction of DIRECTIONS) {
     it(`${title(direction)}: a failParentOnFailure child failing while its parent is delayed sends it to wait with delay 0`, async () => {
       const { producer, consumer } = direction;
@@ -525,7 +524,7 @@ describe('interop §9.3: failure policies meeting a released parent', () => {
   });
 });
 
-describe('interop §9.2: a released parent keeps its priority or delay', () => {
+describe('interop: a released parent keeps its priority or delay', () => {
   for (const direction of DIRECTIONS) {
     it(`${title(direction)}: priority → prioritized score priority·2³² + pc`, async () => {
       const { producer, consumer } = direction;
@@ -642,7 +641,7 @@ function fullTree(P: string, C1: string, C2: string, timestamp: number): SharedF
   };
 }
 
-describe('interop §9.1: a flow is written byte for byte as bullmq writes it', () => {
+describe('interop: a flow is written byte for byte as bullmq writes it', () => {
   it('the same tree from each FlowProducer: hashes, dependencies, scores, lists, counters, events', async () => {
     const redis = track(rawClient());
     const [P, C1, C2] = [uniqueQueueName('P'), uniqueQueueName('C1'), uniqueQueueName('C2')];

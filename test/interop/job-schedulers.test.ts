@@ -1,5 +1,5 @@
 /**
- * Spec §15 case 24 both ways (B = bullmq 6.7.0, N = OxMQ): a scheduler created by one library
+ * docs/redis-keys.md both ways (B = bullmq 6.7.0, N = OxMQ): a scheduler created by one library
  * keeps running on the other's workers (every and cron + tz), removal by one stops the other,
  * and the scheduler hash and iteration jobs each side writes are byte-compatible.
  */

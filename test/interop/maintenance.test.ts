@@ -1,5 +1,5 @@
 /**
- * Interop, spec §15 cases 29 (event stream length) and 30 (obliterate/drain/clean leave no job
+ * Interop, docs/redis-keys.md (event stream length) and 30 (obliterate/drain/clean leave no job
  * keys), between OxMQ (N) and bullmq 6.7.0 (B). The leak oracle is a SCAN of the queue's keys
  * and B's removeOrphanedJobs(), which must find nothing to remove.
  */
@@ -67,7 +67,7 @@ async function openQueue(
   };
 }
 
-describe('§15.29 event stream length', () => {
+describe('event stream length', () => {
   for (const setter of ['bullmq', 'oxmq'] as const) {
     const operator = other(setter);
 
@@ -188,7 +188,7 @@ async function expectJobsLeft(
   expect(await oracle.removeOrphanedJobs()).toBe(0);
 }
 
-describe('§15.30 obliterate/drain/clean leave no job keys', () => {
+describe('obliterate/drain/clean leave no job keys', () => {
   for (const writer of ['oxmq', 'bullmq'] as const) {
     const actor = other(writer);
 

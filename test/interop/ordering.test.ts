@@ -1,5 +1,5 @@
 /**
- * Interop with the real bullmq 6.7.0, spec §15 cases 4-8, each in both directions
+ * Interop with the real bullmq 6.7.0, docs/redis-keys.md, each in both directions
  * (B = bullmq, N = OxMQ): FIFO, LIFO, priorities, delayed jobs and marker wake-ups.
  */
 import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
@@ -44,9 +44,9 @@ function consumer(
 }
 
 describe.each(DIRECTIONS)(
-  'interop §15.4-6 ordering: $producer producer → $consumer worker',
+  'interop: ordering: $producer producer → $consumer worker',
   ({ producer: producerSide, consumer: consumerSide }) => {
-    it('§15.4 FIFO: 20 jobs run in insertion order', async () => {
+    it('FIFO: 20 jobs run in insertion order', async () => {
       const name = uniqueQueueName('i4');
       const p = sideProducer(track, producerSide, name);
       const ids: string[] = [];
@@ -58,7 +58,7 @@ describe.each(DIRECTIONS)(
       expect(errors).toEqual([]);
     });
 
-    it('§15.4 FIFO across add and addBulk: one insertion order', async () => {
+    it('FIFO across add and addBulk: one insertion order', async () => {
       const name = uniqueQueueName('i4bulk');
       const p = sideProducer(track, producerSide, name);
       const ids: string[] = [];
@@ -72,7 +72,7 @@ describe.each(DIRECTIONS)(
       expect(errors).toEqual([]);
     });
 
-    it('§15.5 LIFO: lifo jobs first in reverse insertion order, then the FIFO ones', async () => {
+    it('LIFO: lifo jobs first in reverse insertion order, then the FIFO ones', async () => {
       const name = uniqueQueueName('i5');
       const p = sideProducer(track, producerSide, name);
       const fifo: string[] = [];
@@ -87,7 +87,7 @@ describe.each(DIRECTIONS)(
       expect(errors).toEqual([]);
     });
 
-    it('§15.6 priorities: priority 0 first, then 1 (FIFO among equals), 3, 5', async () => {
+    it('priorities: priority 0 first, then 1 (FIFO among equals), 3, 5', async () => {
       const name = uniqueQueueName('i6');
       const redis = track(rawClient());
       const p = sideProducer(track, producerSide, name);
@@ -119,7 +119,7 @@ describe.each(DIRECTIONS)(
   },
 );
 
-describe('interop §15.7: delayed jobs', () => {
+describe('interop: delayed jobs', () => {
   it('OxMQ delayed job, idle bullmq worker: never early, on time (marker "1" + score)', async () => {
     const name = uniqueQueueName('i7a');
     const redis = track(rawClient());
@@ -187,7 +187,7 @@ describe('interop §15.7: delayed jobs', () => {
 });
 
 describe.each(DIRECTIONS)(
-  'interop §15.8 marker wake-up: $producer adds, blocked $consumer worker',
+  'interop: marker wake-up: $producer adds, blocked $consumer worker',
   ({ producer: producerSide, consumer: consumerSide }) => {
     it('starts the job well before the 5 s drain delay runs out', async () => {
       const name = uniqueQueueName('i8');

@@ -1,5 +1,5 @@
 /**
- * Interop, spec §15 cases 21 (pause/resume) and 23 (custom-id duplicates), both directions
+ * Interop, docs/redis-keys.md (pause/resume) and 23 (custom-id duplicates), both directions
  * between OxMQ (N) and bullmq 6.7.0 (B).
  */
 import { Queue as BullQueue } from 'bullmq';
@@ -60,7 +60,7 @@ async function expectNoPausedList(redis: Redis, name: string): Promise<void> {
   expect(await redis.exists(pausedListKey(name))).toBe(0);
 }
 
-describe('§15.21 pause/resume', () => {
+describe('pause/resume', () => {
   for (const pauser of ['bullmq', 'oxmq'] as const) {
     const adder = otherSide(pauser);
     // The adding side resumes here; the pausing side's resume is covered by the other direction.
@@ -136,7 +136,7 @@ describe('§15.21 pause/resume', () => {
   }
 });
 
-describe('§15.23 custom-id duplicates', () => {
+describe('custom-id duplicates', () => {
   for (const first of ['bullmq', 'oxmq'] as const) {
     const second = otherSide(first);
 

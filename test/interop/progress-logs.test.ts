@@ -1,5 +1,5 @@
 /**
- * Interop with the real bullmq 6.7.0, spec §15 case 12 (B = bullmq, N = OxMQ): progress
+ * Interop with the real bullmq 6.7.0, docs/redis-keys.md (B = bullmq, N = OxMQ): progress
  * updates and job logs trimmed to keepLogs, written by one library and read by the other.
  */
 import {
@@ -33,7 +33,7 @@ async function report(job: ReportingJob): Promise<number[]> {
   return kept;
 }
 
-describe('interop §15.12: progress and logs', () => {
+describe('interop: progress and logs', () => {
   it('OxMQ processor on a bullmq job: bullmq QueueEvents gets parsed progress, getJobLogs the last 2 lines', async () => {
     const name = uniqueQueueName('i12a');
     const redis = track(rawClient());

@@ -1,5 +1,5 @@
 /**
- * Interop with the real bullmq 6.7.0, spec §15 cases 9-11, each in both directions
+ * Interop with the real bullmq 6.7.0, docs/redis-keys.md, each in both directions
  * (B = bullmq, N = OxMQ): retries with exponential backoff, final failure, and the
  * removeOnComplete / removeOnFail trimming of finished jobs.
  */
@@ -48,9 +48,9 @@ async function eventTrail(redis: ReturnType<typeof rawClient>, queueName: string
 }
 
 describe.each(DIRECTIONS)(
-  'interop §15.9-10 retries: $producer producer → $consumer worker',
+  'interop: retries: $producer producer → $consumer worker',
   ({ producer: producerSide, consumer: consumerSide }) => {
-    it('§15.9 exponential backoff 200/400 ms, then success', async () => {
+    it('exponential backoff 200/400 ms, then success', async () => {
       const name = uniqueQueueName('i9');
       const redis = track(rawClient());
       const { add } = sideProducer(track, producerSide, name);
@@ -116,7 +116,7 @@ describe.each(DIRECTIONS)(
       expect(errors).toEqual([]);
     });
 
-    it('§15.10 final failure after 2 attempts: failed, then retries-exhausted (attemptsMade "2")', async () => {
+    it('final failure after 2 attempts: failed, then retries-exhausted (attemptsMade "2")', async () => {
       const name = uniqueQueueName('i10');
       const redis = track(rawClient());
       const { add } = sideProducer(track, producerSide, name);
@@ -184,7 +184,7 @@ describe.each(DIRECTIONS)(
 );
 
 describe.each(DIRECTIONS)(
-  'interop §15.11 keep rules: $producer producer → $consumer worker',
+  'interop: keep rules: $producer producer → $consumer worker',
   ({ producer: producerSide, consumer: consumerSide }) => {
     it('removeOnComplete: 2 keeps the newest two; removeOnFail {age: 1} drops older failures', async () => {
       const name = uniqueQueueName('i11');

@@ -1,5 +1,5 @@
 /**
- * Interop, spec §15 cases 17 (stalled recovery) and 18 (lock renewal), both directions between
+ * Interop, docs/redis-keys.md (stalled recovery) and 18 (lock renewal), both directions between
  * OxMQ (N) and bullmq 6.7.0 (B). The worker that dies runs in a child process and is SIGKILLed,
  * so its lock expires on its own; the surviving side's stalled checker must find the job.
  */
@@ -38,7 +38,7 @@ async function jobHeldByDeadWorker(side: WorkerSide, queueName: string): Promise
   return jobId;
 }
 
-describe('§15.17 stalled recovery', () => {
+describe('stalled recovery', () => {
   for (const dying of ['oxmq', 'bullmq'] as const) {
     const survivor = otherSide(dying);
 
@@ -108,7 +108,7 @@ describe('§15.17 stalled recovery', () => {
         expect(checker.started).toEqual([blockerId]);
         expect(await redis.lrange(`bull:${name}:wait`, 0, -1)).toEqual([laterId, jobId]);
         expect(await redis.hget(`bull:${name}:${jobId}`, 'stc')).toBe('1');
-        // The checker never fails the job itself (spec §7).
+        // The checker never fails the job itself (docs/redis-keys.md).
         expect(await redis.zscore(`bull:${name}:failed`, jobId)).toBeNull();
 
         const processorCalls: string[] = [];
@@ -155,7 +155,7 @@ describe('§15.17 stalled recovery', () => {
   }
 });
 
-describe('§15.18 lock renewal', () => {
+describe('lock renewal', () => {
   for (const runner of ['oxmq', 'bullmq'] as const) {
     const checkerSide = otherSide(runner);
 

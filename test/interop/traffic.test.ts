@@ -1,6 +1,5 @@
 /**
- * Interop with bullmq 6.7.0 for traffic control (spec §15 cases 19, 20, 22, 25, 28; §8, §10.1,
- * §10.4). B = bullmq, N = OxMQ. Where a case says "as on B data", the same steps run on a twin
+ * Interop with bullmq 6.7.0 for traffic control (docs/redis-keys.md). B = bullmq, N = OxMQ. Where a case says "as on B data", the same steps run on a twin
  * queue that only bullmq touches, and the two queues' Redis state is compared (stream ids and
  * wall-clock values left out; job timestamps are fixed through the `timestamp` option so that
  * delayed scores and `delayed` events compare exactly).
@@ -128,7 +127,7 @@ async function completedCount(redis: Redis, name: string): Promise<number> {
 
 // ---------------------------------------------------------------------------------------------
 
-describe('§15.19 global rate limit set by B', () => {
+describe('global rate limit set by B', () => {
   const MAX = 2;
   const DURATION = 1_000;
 
@@ -226,7 +225,7 @@ describe('§15.19 global rate limit set by B', () => {
 
 // ---------------------------------------------------------------------------------------------
 
-describe('§15.20 global concurrency set by B', () => {
+describe('global concurrency set by B', () => {
   it('N and B workers together never exceed 1 active job (LLEN active and in-processor counts)', async () => {
     const name = uniqueQueueName('i20');
     const redis = track(rawClient());
@@ -290,7 +289,7 @@ describe('§15.20 global concurrency set by B', () => {
 
 // ---------------------------------------------------------------------------------------------
 
-describe('§15.22 deduplication', () => {
+describe('deduplication', () => {
   it("N adds {id:'d', ttl:2000} twice, B once more: one job, key and events as on a B-only twin", async () => {
     const x = uniqueQueueName('i22x');
     const y = uniqueQueueName('i22y');
@@ -438,7 +437,7 @@ describe('§15.22 deduplication', () => {
 
 // ---------------------------------------------------------------------------------------------
 
-describe('§15.25 B manages delayed jobs written by N', () => {
+describe('B manages delayed jobs written by N', () => {
   /** Due ts of each delayed member. */
   async function delayedDue(redis: Redis, name: string): Promise<[string, number][]> {
     return (await zsetWithScores(redis, queueKey(name, 'delayed'))).map(([id, score]) => [
@@ -530,7 +529,7 @@ describe('§15.25 B manages delayed jobs written by N', () => {
 
 // ---------------------------------------------------------------------------------------------
 
-describe('§15.28 metrics', () => {
+describe('metrics', () => {
   /** Waits while the current minute is about to end, so "same minute" steps stay in one minute. */
   async function awayFromMinuteEdge(budgetMs: number): Promise<void> {
     const intoMinute = Date.now() % 60_000;
@@ -607,7 +606,7 @@ describe('§15.28 metrics', () => {
     await awayFromMinuteEdge(20_000);
     const n = await run('oxmq');
     const b = await run('bullmq');
-    // What a B worker produces (spec §10.4: LPUSH delta then the zeros of skipped minutes).
+    // What a B worker produces (docs/redis-keys.md).
     expect(b.views.map((v) => v.b)).toEqual([
       { meta: { count: 1, prevTS: 'now', prevCount: 0 }, data: [], count: 0 },
       { meta: { count: 3, prevTS: 'now', prevCount: 0 }, data: [], count: 0 },

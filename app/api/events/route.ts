@@ -1,5 +1,5 @@
 /**
- * GET /api/events: server-sent events fed by the queues' event streams (issue 5 item 8). A read
+ * GET /api/events: server-sent events fed by the queues' event streams. A read
  * (viewer role, not a mutation): the browser's EventSource cannot send a body or custom headers.
  * Messages: `ready` once the subscription holds cursors, `events` with LiveEventsMessage data,
  * and a comment heartbeat that keeps proxies from closing an idle stream.

@@ -1,5 +1,5 @@
 /**
- * A job's children on Redis (spec §1, §6.15, §6.18, §6.21, §9): the four records a parent keeps
+ * A job's children on Redis (docs/redis-keys.md): the four records a parent keeps
  * (`:processed`, `:dependencies`, `:failed`, `:unsuccessful`), parking a running job until its
  * children finish, and detaching one child. Reads of several records run in one MULTI, so they
  * see one moment (a child never shows up both pending and processed). Every key of a job shares

@@ -103,7 +103,7 @@ export function parseClientList(list: string): Record<string, string>[] {
 }
 
 /**
- * Connections named as workers of this queue, as bullmq names them (spec §13.2):
+ * Connections named as workers of this queue, as bullmq names them (docs/redis-keys.md):
  * `<prefix>:<base64(queue)>`, or `<prefix>:<base64(queue)>:w:<workerName>`.
  */
 export async function getWorkerClients(

@@ -21,7 +21,7 @@ import { removeUnprocessedChildren } from './remove-unprocessed-children';
 /**
  * QueueOperations on Redis. The work is split by concern: reads (queue-reads), destructive
  * operations (queue-cleanup), per-job moves (job-moves), switches and limits (queue-controls).
- * Each produces the Redis state bullmq 6.7.0 produces for the same operation (spec §6.11-6.21).
+ * Each produces the Redis state bullmq 6.7.0 produces for the same operation (docs/redis-keys.md).
  */
 export class RedisQueueOperations implements QueueOperations {
   constructor(
