@@ -7,8 +7,9 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue, Worker, type Job } from '../engine';
+import { Queue, Worker } from '../engine';
 import { OPERATOR } from '../test/console/users';
+import { cancellableProcessor } from '../test/helpers/cancellable-processor';
 import { redisOptions, uniqueQueueName, waitFor } from '../test/helpers/redis';
 import { launchChromium } from './browser';
 
@@ -24,17 +25,12 @@ beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   queue = new Queue(name, { connection: redisOptions() });
   await queue.waitUntilReady();
-  worker = new Worker(
-    name,
-    (job: Job, _token?: string, signal?: AbortSignal) =>
-      new Promise((_resolve, reject) => {
-        started.add(job.id);
-        signal?.addEventListener('abort', () =>
-          reject(new Error(`cancelled: ${String(signal.reason)}`)),
-        );
-      }),
-    { connection: redisOptions(), concurrency: 3, heartbeatInterval: 200, name: 'e2e-worker' },
-  );
+  worker = new Worker(name, cancellableProcessor(started), {
+    connection: redisOptions(),
+    concurrency: 3,
+    heartbeatInterval: 200,
+    name: 'e2e-worker',
+  });
   browser = await launchChromium();
 });
 

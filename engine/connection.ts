@@ -113,6 +113,11 @@ export async function release(connection: ManagedConnection): Promise<void> {
   if (client.status !== 'end') client.disconnect();
 }
 
+/** Drops a connection we own at once, without waiting for pending replies (disconnect()). */
+export async function drop(connection: ManagedConnection): Promise<void> {
+  if (connection.owned) connection.client.disconnect();
+}
+
 /**
  * Resolves as soon as `client` is not connected (at once if it is not now). Closing paths race
  * their graceful waits against it: while Redis is down, pending commands never finish, and a

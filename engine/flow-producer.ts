@@ -4,7 +4,7 @@ import { RedisQueueBackend } from './backend/redis/redis-queue-backend';
 import { RedisQueueOperations } from './backend/redis/queue-operations';
 import { jobTable } from './backend/redis/add-job';
 import { runScript } from './backend/redis/run-script';
-import { connect, release, type ManagedConnection } from './connection';
+import { connect, drop, release, type ManagedConnection } from './connection';
 import { DEFAULTS, FLOW_LIMITS } from './defaults';
 import {
   ClosedError,
@@ -365,9 +365,7 @@ export class FlowProducer extends EventEmitter {
 
   /** Drops the connection at once, without waiting for pending commands. */
   async disconnect(): Promise<void> {
-    this.closing ??= (async () => {
-      if (this.connection.owned) this.connection.client.disconnect();
-    })();
+    this.closing ??= drop(this.connection);
     await this.closing;
   }
 }

@@ -2,7 +2,13 @@
  * QueueEventsProducer: publishes custom events on a queue's events stream, where QueueEvents
  * (OxMQ's or bullmq's) emit them under their `eventName` like the built-in ones.
  */
-import { connect, release, type ConnectionOptions, type ManagedConnection } from './connection';
+import {
+  connect,
+  drop,
+  release,
+  type ConnectionOptions,
+  type ManagedConnection,
+} from './connection';
 import { DEFAULTS } from './defaults';
 import { ClosedError, ValidationError } from './errors';
 import { QueueKeys } from './keys';
@@ -74,9 +80,7 @@ export class QueueEventsProducer {
 
   /** Drops the connection at once. */
   async disconnect(): Promise<void> {
-    this.closing ??= (async () => {
-      if (this.connection.owned) this.connection.client.disconnect();
-    })();
+    this.closing ??= drop(this.connection);
     await this.closing;
   }
 }

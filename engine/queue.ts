@@ -17,7 +17,7 @@ import * as housekeeping from './backend/redis/queue-housekeeping';
 import { removeOrphanedJobs } from './backend/redis/remove-orphaned-jobs';
 import { getDependencyListing, type DependencyListing } from './backend/redis/dependency-page';
 import { exportQueuePrometheusMetrics } from './admin/prometheus/queue-export';
-import { connect, release, untilDisconnected, type ManagedConnection } from './connection';
+import { connect, drop, release, untilDisconnected, type ManagedConnection } from './connection';
 import { DEFAULTS } from './defaults';
 import { ClosedError, ValidationError } from './errors';
 import { Job } from './job';
@@ -762,9 +762,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
 
   /** Drops the connection at once, without waiting for pending commands. */
   async disconnect(): Promise<void> {
-    this.closing ??= (async () => {
-      if (this.connection.owned) this.connection.client.disconnect();
-    })();
+    this.closing ??= drop(this.connection);
     await this.closing;
   }
 

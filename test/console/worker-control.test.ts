@@ -4,13 +4,14 @@
  * saying what the request reached.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue, Worker, type Job } from '../../engine';
+import { Queue, Worker } from '../../engine';
 import type {
   ApiError,
   JobCancelResponse,
   QueueHeartbeatsResponse,
   WorkerCommandResponse,
 } from '../../lib/api-types';
+import { cancellableProcessor } from '../helpers/cancellable-processor';
 import { redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 import { signIn, type ConsoleClient } from './console-client';
 import { OPERATOR, VIEWER } from './users';
@@ -26,17 +27,11 @@ const started = new Set<string>();
 
 beforeAll(async () => {
   queue = new Queue(name, { connection: redisOptions() });
-  worker = new Worker(
-    name,
-    (job: Job, _token?: string, signal?: AbortSignal) =>
-      new Promise((_resolve, reject) => {
-        started.add(job.id);
-        signal?.addEventListener('abort', () =>
-          reject(new Error(`cancelled: ${String(signal.reason)}`)),
-        );
-      }),
-    { connection: redisOptions(), concurrency: 2, heartbeatInterval: 100 },
-  );
+  worker = new Worker(name, cancellableProcessor(started), {
+    connection: redisOptions(),
+    concurrency: 2,
+    heartbeatInterval: 100,
+  });
   [operator, viewer] = await Promise.all([signIn(baseUrl, OPERATOR), signIn(baseUrl, VIEWER)]);
 });
 
