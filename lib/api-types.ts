@@ -219,3 +219,23 @@ export type FlowChildrenResponse = Omit<import('@/engine/admin').FlowChildrenPag
 /** A graph node with its trace viewer link, when it has a trace and OXMQ_TRACE_URL is set. */
 export type FlowGraphNode = import('@/engine/admin').FlowGraphNode & { traceUrl?: string };
 export type FlowGraphEdge = import('@/engine/admin').FlowGraphEdge;
+
+export type { JobLocation } from '@/engine/admin';
+
+// ---- streamed search (GET /api/queues/:prefix/:name/search/stream, NDJSON) ----
+/** Why a streamed search ended: null when it looked at the whole state. */
+export type SearchStreamStop = 'matches' | 'time' | null;
+
+/** One line of a streamed search; `progress` and `matches` repeat, `end` or `error` is last. */
+export type SearchStreamLine =
+  | { type: 'progress'; scanned: number; total: number; found: number; tooLarge: number }
+  | { type: 'matches'; jobs: import('@/engine/admin').JobRow[] }
+  | {
+      type: 'end';
+      scanned: number;
+      total: number;
+      found: number;
+      tooLarge: number;
+      stoppedBy: SearchStreamStop;
+    }
+  | { type: 'error'; code: string; message: string };

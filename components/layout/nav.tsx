@@ -7,6 +7,7 @@ import { LiveStatusBadge } from '../live/live-status';
 import { PollingSelect } from '../settings/polling';
 import { useSessionInfo } from '../session/session-context';
 import { ThemeToggle } from '../theme/theme-toggle';
+import { QuickJump } from './quick-jump';
 
 const LINKS = [
   { href: '/', label: 'Overview', role: 'viewer' },
@@ -35,6 +36,7 @@ export function Nav() {
         </nav>
       )}
       <div className="header-tools">
+        {session && <QuickJump />}
         {session?.readOnly && <span className="badge paused">read-only</span>}
         <LiveStatusBadge />
         {session && <PollingSelect />}

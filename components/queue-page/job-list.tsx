@@ -5,6 +5,7 @@ import { useState } from 'react';
 import type { QueueCountState } from '@/lib/api-types';
 import { useCanMutate } from '../session/session-context';
 import { BulkBar } from './bulk-bar';
+import { ExportLinks } from './export-links';
 import { JobTable } from './job-table';
 import { useJobs } from './use-queue-page';
 
@@ -58,6 +59,16 @@ export function JobList({
         selected={[...selected]}
         onDone={() => setSelected(new Set())}
       />
+      {data.total > 0 && (
+        <ExportLinks
+          prefix={prefix}
+          name={name}
+          state={state}
+          // The list's own order: finished jobs newest first, the others oldest first.
+          order={state === 'completed' || state === 'failed' ? 'newest' : 'oldest'}
+          label={`Export ${state} jobs`}
+        />
+      )}
       {data.jobs.length === 0 ? (
         <p>No {state} jobs.</p>
       ) : (

@@ -73,6 +73,15 @@ export type { AuditEntry, AuditKind, AuditOutcome, AuditPage, AuditRecord } from
 export { findJob, JOB_LIST_LIMITS, listJobs, toJobRow } from './jobs';
 export type { JobPage, JobRow } from './jobs';
 export { jobMatcher, readPath, readRedactedPath, searchJobs } from './job-search';
+export { JOB_SCAN_LIMITS, scanJobs, type JobScanOptions, type JobScanStep } from './job-scan';
+export { SCAN_ORDERS, type ScanOrder } from './job-window';
+export { FIND_JOB_MAX_QUEUES, findJobEverywhere, type JobLocation } from './find-job-everywhere';
+export {
+  EXPORT_COLUMNS,
+  redactExportRecord,
+  toExportRecord,
+  type ExportRecord,
+} from './job-export';
 export type {
   JobFilter,
   JobSearchMode,

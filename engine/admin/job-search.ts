@@ -10,15 +10,17 @@
  * Each call is bounded three ways: `budget` jobs examined, `maxBytes` of job hash fields read
  * (each job's fields are sized with HSTRLEN before they are read, so the bound holds however
  * large one job is), and JOB_LIST_LIMITS.maxMatches matches. The answer says which bound stopped
- * it (`stoppedBy`) and hands back a cursor (an offset into the state's list) to continue from.
+ * it (`stoppedBy`) and hands back a cursor (an offset from the end it started at) to continue from.
+ * The console's streaming search (job-scan.ts) walks a whole state with the same matcher.
  * Offsets into a list that workers change meanwhile may skip or repeat a job; the answer says how
  * far it looked instead of pretending to be exact.
  */
 import type { Redis } from 'ioredis';
 import { Job } from '../job';
-import { QueueKeys } from '../keys';
-import { ascending, JOB_LIST_LIMITS, toJobRow, type JobRow } from './jobs';
+import { JOB_LIST_LIMITS, toJobRow, type JobRow } from './jobs';
+import { readJobWindow, type ScanOrder, type WindowEntry } from './job-window';
 import { queueHandle } from './queue-handle';
+import { searchPrefilter, type StoredFields } from './search-prefilter';
 import type { QueueCountState } from './queues';
 import {
   DEFAULT_REDACTION,
@@ -41,6 +43,8 @@ export interface JobFilter {
 
 export interface JobSearchOptions extends JobFilter {
   state: QueueCountState;
+  /** Which end of the state to start from; newest first unless asked (job-window.ts). */
+  order?: ScanOrder;
   /** Offset to start from (the previous answer's `next`). */
   cursor?: number;
   /** Jobs examined at most (clamped to JOB_LIST_LIMITS.maxSearchBudget). */
@@ -56,6 +60,7 @@ export type SearchStop = 'jobs' | 'bytes' | 'matches';
 
 export interface JobSearchResult {
   state: QueueCountState;
+  order: ScanOrder;
   matches: JobRow[];
   /** Jobs examined by this call. */
   scanned: number;
@@ -131,53 +136,54 @@ export function jobMatcher(
   };
 }
 
-// The fields a search reads: a row's, plus data when the mode looks into it. Their sizes are
-// checked first for the ones that can be large; the small numeric ones are counted as read.
-const ROW_FIELDS = [
-  'name',
+// The fields a search reads: a row's, plus data when the mode looks into it. The ones that can
+// be large are sized in Redis before they are read; the numbers bullmq writes are not.
+const SIZED_ROW_FIELDS = ['name', 'progress', 'failedReason'] as const;
+const NUMBER_FIELDS = [
   'timestamp',
   'delay',
   'atm',
   'attemptsMade',
-  'progress',
   'processedOn',
   'finishedOn',
-  'failedReason',
 ] as const;
-const SIZED_FIELDS = ['name', 'progress', 'failedReason'] as const;
-/** What the unsized fields (numbers bullmq writes) take at most per job, for the budget. */
-const SMALL_FIELDS_BYTES = 128;
 
-function fieldsFor(mode: JobSearchMode): { read: string[]; sized: string[] } {
-  return mode === 'name'
-    ? { read: [...ROW_FIELDS], sized: [...SIZED_FIELDS] }
-    : { read: [...ROW_FIELDS, 'data'], sized: [...SIZED_FIELDS, 'data'] };
+/** The fields a filter needs, split as readJobWindow takes them. */
+export function fieldsFor(mode: JobSearchMode | 'export'): {
+  sized: string[];
+  unsized: string[];
+} {
+  const sized: string[] = [...SIZED_ROW_FIELDS];
+  if (mode !== 'name') sized.push('data');
+  if (mode === 'export') sized.push('returnvalue');
+  return { sized, unsized: [...NUMBER_FIELDS] };
 }
 
-const LIST_STATES = new Set<QueueCountState>(['waiting', 'active']);
-
-/** The state's Redis key: `waiting` is the wait list (bullmq 6 keeps paused jobs there too). */
-function stateKey(keys: QueueKeys, state: QueueCountState): string {
-  return keys.base + (state === 'waiting' ? 'wait' : state);
+/** A filter as the two tests a window's jobs go through: on stored text, then on the job. */
+export interface WindowMatcher {
+  prefilter: (fields: StoredFields) => boolean;
+  matches: (job: Job) => boolean;
 }
 
-/**
- * Ids at offsets [from, to] in the order Queue.getJobs uses: lists hold the newest job at the
- * head, so oldest-first reads from the tail; sorted sets ascend by score.
- */
-async function readIdWindow(
-  client: Redis,
-  key: string,
-  state: QueueCountState,
-  from: number,
-  to: number,
-): Promise<string[]> {
-  const asc = ascending(state);
-  if (LIST_STATES.has(state)) {
-    if (!asc) return client.lrange(key, from, to);
-    return (await client.lrange(key, -(to + 1), -(from + 1))).reverse();
+export function windowMatcher(filter: JobFilter, rules?: RedactionRules): WindowMatcher {
+  return { prefilter: searchPrefilter(filter), matches: jobMatcher(filter, rules) };
+}
+
+/** The jobs of a window a filter keeps, in walk order, and how many were too large to read. */
+export function matchWindow(
+  queue: ReturnType<typeof queueHandle>,
+  entries: readonly WindowEntry[],
+  matcher: WindowMatcher,
+): { jobs: Job[]; tooLarge: number } {
+  const jobs: Job[] = [];
+  let tooLarge = 0;
+  for (const entry of entries) {
+    if (entry.mark === 'too-large') tooLarge += 1;
+    if (entry.mark !== 'read' || !matcher.prefilter(entry.fields)) continue;
+    const job = Job.fromHash(queue, entry.id, entry.fields);
+    if (matcher.matches(job)) jobs.push(job);
   }
-  return asc ? client.zrange(key, from, to) : client.zrevrange(key, from, to);
+  return { jobs, tooLarge };
 }
 
 function clampTo(value: number | undefined, fallback: number, max: number): number {
@@ -201,57 +207,60 @@ export async function searchJobs(
     JOB_LIST_LIMITS.maxSearchBytes,
     JOB_LIST_LIMITS.maxSearchBytes,
   );
+  const order = opts.order ?? 'newest';
   const queue = queueHandle(client, prefix, name);
-  const keys = new QueueKeys(prefix, name);
-  const key = stateKey(keys, opts.state);
-  const matches = jobMatcher(opts, opts.redaction);
+  const matcher = windowMatcher(opts, opts.redaction);
   const fields = fieldsFor(opts.mode);
   const from = Math.max(0, opts.cursor ?? 0);
   const found: JobRow[] = [];
   let offset = from;
+  let total = 0;
   let bytesRead = 0;
   let tooLarge = 0;
   let stoppedBy: SearchStop | null = null;
 
-  scan: for (;;) {
+  for (;;) {
     if (offset - from >= budget) {
       stoppedBy = 'jobs';
       break;
     }
-    const size = Math.min(JOB_LIST_LIMITS.searchChunk, budget - (offset - from));
-    const ids = await readIdWindow(client, key, opts.state, offset, offset + size - 1);
-    const plan = await planReads(client, keys, ids, fields.sized, maxBytes - bytesRead, maxBytes);
-    const hashes = await readFields(client, keys, plan, ids, fields.read);
-    for (const [i, id] of ids.entries()) {
+    const count = Math.min(JOB_LIST_LIMITS.searchChunk, budget - (offset - from));
+    const window = await readJobWindow(client, prefix, name, {
+      state: opts.state,
+      order,
+      offset,
+      count,
+      budgetBytes: maxBytes - bytesRead,
+      jobMaxBytes: maxBytes,
+      ...fields,
+    });
+    total = window.length;
+    bytesRead += window.bytes;
+    // Matches past the cap end the call at the job that would have been one too many.
+    let taken = window.entries.length;
+    for (const [i, entry] of window.entries.entries()) {
       if (found.length >= JOB_LIST_LIMITS.maxMatches) {
         stoppedBy = 'matches';
-        offset += i;
-        break scan;
+        taken = i;
+        break;
       }
-      const step = plan[i];
-      if (step === 'over-budget') {
-        stoppedBy = 'bytes';
-        offset += i;
-        break scan;
-      }
-      if (step === 'too-large') {
-        tooLarge += 1;
-        continue;
-      }
-      const hash = hashes.get(id);
-      if (!hash) continue; // gone since the id was listed, or a legacy "0:" marker
-      bytesRead += hash.bytes;
-      const job = Job.fromHash(queue, id, hash.fields);
-      if (matches(job)) found.push(toJobRow(job));
+      const hit = matchWindow(queue, [entry], matcher);
+      tooLarge += hit.tooLarge;
+      found.push(...hit.jobs.map(toJobRow));
     }
-    offset += ids.length;
-    if (ids.length < size) break; // the list ended inside this window
+    offset += taken;
+    if (stoppedBy) break;
+    if (offset >= total) break; // the state ended inside this window
+    if (window.entries.length < count) {
+      stoppedBy = 'bytes'; // the next job does not fit in what is left of the byte budget
+      break;
+    }
   }
 
-  const total = (await queue.getJobCounts(opts.state))[opts.state] ?? 0;
   const ended = stoppedBy === null || offset >= total;
   return {
     state: opts.state,
+    order,
     matches: found,
     scanned: offset - from,
     from,
@@ -262,74 +271,4 @@ export async function searchJobs(
     tooLarge,
     stoppedBy: ended ? null : stoppedBy,
   };
-}
-
-/** Per id: read it, stop before it (the budget left is too small), or pass over it. */
-type ReadStep = 'read' | 'over-budget' | 'too-large';
-
-/**
- * Sizes each job's large fields (HSTRLEN, O(1) each) and decides, in order, which fit in the
- * bytes `left`; everything from the first job that does not fit is 'over-budget'. A job larger
- * than a whole call's budget (`maxBytes`) is 'too-large': no call could ever read it.
- */
-async function planReads(
-  client: Redis,
-  keys: QueueKeys,
-  ids: readonly string[],
-  sized: readonly string[],
-  left: number,
-  maxBytes: number,
-): Promise<ReadStep[]> {
-  if (ids.length === 0) return [];
-  const sizing = client.pipeline();
-  for (const id of ids) for (const field of sized) sizing.hstrlen(keys.base + id, field);
-  const sizes = ((await sizing.exec()) ?? []).map(([error, reply]) => {
-    if (error) throw error;
-    return Number(reply);
-  });
-  const steps: ReadStep[] = [];
-  let room = left;
-  let full = false;
-  for (let i = 0; i < ids.length; i++) {
-    let cost = SMALL_FIELDS_BYTES;
-    for (let f = 0; f < sized.length; f++) cost += sizes[i * sized.length + f] ?? 0;
-    if (cost > maxBytes) steps.push('too-large');
-    else if (full || cost > room) {
-      full = true;
-      steps.push('over-budget');
-    } else {
-      room -= cost;
-      steps.push('read');
-    }
-  }
-  return steps;
-}
-
-/** HMGET of the planned jobs' fields; a job whose hash is gone is absent from the map. */
-async function readFields(
-  client: Redis,
-  keys: QueueKeys,
-  plan: readonly ReadStep[],
-  ids: readonly string[],
-  fields: readonly string[],
-): Promise<Map<string, { fields: Record<string, string>; bytes: number }>> {
-  const wanted = ids.filter((_, i) => plan[i] === 'read');
-  const out = new Map<string, { fields: Record<string, string>; bytes: number }>();
-  if (wanted.length === 0) return out;
-  const reading = client.pipeline();
-  for (const id of wanted) reading.hmget(keys.base + id, ...fields);
-  const replies = (await reading.exec()) ?? [];
-  wanted.forEach((id, index) => {
-    const [error, reply] = replies[index] ?? [null, []];
-    if (error) throw error;
-    const hash: Record<string, string> = {};
-    let bytes = 0;
-    (reply as (string | null)[]).forEach((value, f) => {
-      if (value === null || value === undefined) return;
-      hash[fields[f]!] = value;
-      bytes += Buffer.byteLength(value);
-    });
-    if (Object.keys(hash).length > 0) out.set(id, { fields: hash, bytes });
-  });
-  return out;
 }

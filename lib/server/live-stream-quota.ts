@@ -1,7 +1,8 @@
 /**
- * Open live-event streams per user in this console process. Each stream holds a socket and a
- * share of the process's one reader; without a cap, one signed-in user could open thousands.
- * A few tabs fit; past the cap a new stream is refused with 429 until one closes.
+ * Open streams per user in this console process: live-event streams (each holds a socket and a
+ * share of the process's one reader) and streamed scans (each walks a whole state in Redis).
+ * Without a cap, one signed-in user could open thousands. A few fit; past the cap a new stream
+ * is refused with 429 until one closes.
  */
 import { ApiProblem } from './api-error';
 
@@ -10,18 +11,19 @@ export const MAX_STREAMS_PER_USER = 8;
 export class StreamQuota {
   private readonly open = new Map<string, number>();
 
-  constructor(private readonly perUser = MAX_STREAMS_PER_USER) {}
+  constructor(
+    private readonly perUser = MAX_STREAMS_PER_USER,
+    private readonly refusal = (cap: number) =>
+      `At most ${cap} live views per user; close one (another tab) first`,
+  ) {}
 
   /** Counts a stream for the user; call the returned function once when it closes. */
   acquire(username: string): () => void {
     const count = this.open.get(username) ?? 0;
     if (count >= this.perUser) {
-      throw new ApiProblem(
-        429,
-        'TOO_MANY_STREAMS',
-        `At most ${this.perUser} live views per user; close one (another tab) first`,
-        { retryAfterSeconds: 5 },
-      );
+      throw new ApiProblem(429, 'TOO_MANY_STREAMS', this.refusal(this.perUser), {
+        retryAfterSeconds: 5,
+      });
     }
     this.open.set(username, count + 1);
     let released = false;
@@ -41,4 +43,17 @@ const holder = globalThis as typeof globalThis & { __oxmqStreamQuota?: StreamQuo
 export function streamQuota(): StreamQuota {
   holder.__oxmqStreamQuota ??= new StreamQuota();
   return holder.__oxmqStreamQuota;
+}
+
+/** Searches and exports that stream a scan of a whole state: a couple per user at once. */
+export const MAX_SCANS_PER_USER = 2;
+
+const scanHolder = globalThis as typeof globalThis & { __oxmqScanQuota?: StreamQuota };
+
+export function scanQuota(): StreamQuota {
+  scanHolder.__oxmqScanQuota ??= new StreamQuota(
+    MAX_SCANS_PER_USER,
+    (cap) => `At most ${cap} searches or exports run at once per user; stop one first`,
+  );
+  return scanHolder.__oxmqScanQuota;
 }

@@ -89,6 +89,12 @@ export function discoverQueues(): Promise<QueueList> {
   return listQueues(redis(), configuredPrefixes());
 }
 
+/** Where a job id exists among the discovered queues (the quick-jump box). */
+export async function findJobEverywhere(id: string): Promise<admin.JobLocation[]> {
+  const { queues } = await discoverQueues();
+  return admin.findJobEverywhere(redis(), queues, id);
+}
+
 export function queueOverview(prefix: string, name: string): Promise<QueueOverview> {
   return getQueueOverview(redis(), prefix, name);
 }
@@ -160,6 +166,8 @@ export function auditPage(opts: {
 }
 
 // ---- queue page ----
+type ScanRequest = Omit<admin.JobScanOptions, 'redaction' | 'withData'>;
+
 // One thin pass-through per engine/admin call, so routes never see the Redis client. Every read
 // that carries job text answers its redacted view (engine/admin/redacted-views.ts), and search
 // and bulk filters match against that same view, so what a route returns or counts never
@@ -178,6 +186,33 @@ export const queuePage = {
     const rules = redactionRules();
     const result = await admin.searchJobs(redis(), prefix, name, { ...opts, redaction: rules });
     return { ...result, matches: result.matches.map((row) => admin.redactJobRow(row, rules)) };
+  },
+  /** A walk of a whole state (engine/admin/job-scan.ts), each kept job as its redacted row. */
+  scanRows: async function* (prefix: string, name: string, opts: ScanRequest) {
+    const rules = redactionRules();
+    for await (const step of admin.scanJobs(redis(), prefix, name, { ...opts, redaction: rules })) {
+      yield {
+        ...step,
+        rows: step.jobs.map((job) => admin.redactJobRow(admin.toJobRow(job), rules)),
+      };
+    }
+  },
+  /** The same walk with data and return values, each kept job as its redacted export record. */
+  scanRecords: async function* (prefix: string, name: string, opts: ScanRequest) {
+    const rules = redactionRules();
+    const walk = admin.scanJobs(redis(), prefix, name, {
+      ...opts,
+      redaction: rules,
+      withData: true,
+    });
+    for await (const step of walk) {
+      yield {
+        ...step,
+        records: step.jobs.map((job) =>
+          admin.redactExportRecord(admin.toExportRecord(job, opts.state), rules),
+        ),
+      };
+    }
   },
   actOnSelection: (prefix: string, name: string, action: admin.BulkAction, ids: string[]) =>
     admin.actOnSelection(redis(), prefix, name, action, ids),

@@ -120,7 +120,13 @@ describe('the byte budget', () => {
   afterAll(() => queue.close());
 
   const search = (opts: Partial<JobSearchOptions>) =>
-    searchJobs(client, 'bull', name, { state: 'waiting', mode: 'text', query: 'blob', ...opts });
+    searchJobs(client, 'bull', name, {
+      state: 'waiting',
+      mode: 'text',
+      query: 'blob',
+      order: 'oldest',
+      ...opts,
+    });
 
   it('stops before the bytes it would read pass the budget, and continues from there', async () => {
     const maxBytes = 700_000;
@@ -157,23 +163,42 @@ describe('the byte budget', () => {
 });
 
 describe('order and cursors', () => {
-  it('lists waiting jobs oldest first and failed ones newest first, as getJobs does', async () => {
+  it('walks newest first by default, oldest first when asked, in lists and sorted sets', async () => {
     const name = uniqueQueueName('search-order');
     const queue = track(new Queue(name, { connection: redisOptions() }));
     const jobs = await queue.addBulk(
       Array.from({ length: 7 }, (_, i) => ({ name: `n${i}`, data: { i } })),
     );
-    const waiting = await searchJobs(client, 'bull', name, {
+    const ids = jobs.map((job) => job.id);
+    const oldest = await searchJobs(client, 'bull', name, {
       state: 'waiting',
       mode: 'name',
       query: 'n',
+      order: 'oldest',
       budget: 4,
     });
-    expect(waiting.matches.map((row) => row.id)).toEqual(
+    expect(oldest.matches.map((row) => row.id)).toEqual(
       (await queue.getJobs(['waiting'], 0, 3, true)).map((job) => job.id),
     );
-    expect(waiting).toMatchObject({ stoppedBy: 'jobs', next: 4, total: 7 });
-    expect(waiting.matches.map((row) => row.id)).toEqual(jobs.slice(0, 4).map((job) => job.id));
+    expect(oldest).toMatchObject({ stoppedBy: 'jobs', next: 4, total: 7, order: 'oldest' });
+    expect(oldest.matches.map((row) => row.id)).toEqual(ids.slice(0, 4));
+    const rest = await searchJobs(client, 'bull', name, {
+      state: 'waiting',
+      mode: 'name',
+      query: 'n',
+      order: 'oldest',
+      cursor: oldest.next ?? 0,
+    });
+    expect(rest.matches.map((row) => row.id)).toEqual(ids.slice(4));
+
+    const newest = await searchJobs(client, 'bull', name, {
+      state: 'waiting',
+      mode: 'name',
+      query: 'n',
+      budget: 3,
+    });
+    expect(newest).toMatchObject({ order: 'newest', next: 3, stoppedBy: 'jobs' });
+    expect(newest.matches.map((row) => row.id)).toEqual([...ids].reverse().slice(0, 3));
 
     // Failed: a sorted set, newest first.
     const stamp = Date.now();
@@ -186,7 +211,14 @@ describe('order and cursors', () => {
       mode: 'name',
       query: 'n',
     });
-    expect(failed.matches.map((row) => row.id)).toEqual(jobs.map((job) => job.id).reverse());
+    expect(failed.matches.map((row) => row.id)).toEqual([...ids].reverse());
     expect(failed).toMatchObject({ next: null, stoppedBy: null, scanned: 7 });
+    const failedOldest = await searchJobs(client, 'bull', name, {
+      state: 'failed',
+      mode: 'name',
+      query: 'n',
+      order: 'oldest',
+    });
+    expect(failedOldest.matches.map((row) => row.id)).toEqual(ids);
   });
 });

@@ -5,40 +5,30 @@
  * redacted view of the data (engine/admin/job-search.ts), never a redacted value.
  */
 import { z } from 'zod';
+import { SCAN_ORDERS } from '@/engine/admin';
 import type { JobSearchResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
 import { queuePage } from '@/lib/server/oxmq';
 import { jobIdSchema } from '@/lib/server/job-route';
 import { jobStateSchema } from '@/lib/server/queue-page-input';
 import { queueParams, requireQueue } from '@/lib/server/queue-route';
+import { filterFields, refineFilter, SCAN_MODES } from '@/lib/server/search-filter';
 
 export const dynamic = 'force-dynamic';
 
-const query = z
-  .object({
-    mode: z.enum(['id', 'name', 'text', 'path']),
-    q: z.string().max(512).default(''),
-    path: z
-      .string()
-      .max(256)
-      .regex(/^[\w$-]+(\.[\w$-]+|\[\d+\])*$/, 'a dotted path such as user.email or items[0].sku')
-      .optional(),
+const query = refineFilter(
+  z.object({
+    mode: z.enum(['id', ...SCAN_MODES]),
+    ...filterFields,
     state: jobStateSchema.default('failed'),
+    order: z.enum(SCAN_ORDERS).default('newest'),
     cursor: z.coerce.number().int().min(0).default(0),
     budget: z.coerce.number().int().min(1).max(5_000).default(5_000),
-  })
-  .refine((input) => input.mode !== 'path' || input.path !== undefined, {
-    message: 'mode=path needs a path',
-    path: ['path'],
-  })
-  .refine((input) => input.mode === 'path' || input.q.trim() !== '', {
-    message: 'type something to search for',
-    path: ['q'],
-  })
-  .refine((input) => input.mode !== 'id' || jobIdSchema.safeParse(input.q.trim()).success, {
-    message: 'a job id cannot contain ":"',
-    path: ['q'],
-  });
+  }),
+).refine((input) => input.mode !== 'id' || jobIdSchema.safeParse(input.q.trim()).success, {
+  message: 'a job id cannot contain ":"',
+  path: ['q'],
+});
 
 export const GET = withRoute(
   // Each search reads up to thousands of job hashes: a per-user budget (route-rate-limit.ts).
@@ -50,6 +40,7 @@ export const GET = withRoute(
       return {
         mode: 'id',
         state: query.state,
+        order: query.order,
         matches: job ? [job] : [],
         scanned: 0,
         from: 0,
@@ -66,6 +57,7 @@ export const GET = withRoute(
       mode: query.mode,
       query: query.q,
       path: query.path,
+      order: query.order,
       cursor: query.cursor,
       budget: query.budget,
     });

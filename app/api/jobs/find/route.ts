@@ -1,0 +1,21 @@
+/**
+ * GET /api/jobs/find?id=…: the queues (among the discovered ones) that hold a job with this id,
+ * with its name and state; the console's quick-jump box opens the job page from it.
+ */
+import { z } from 'zod';
+import type { JobLocation } from '@/engine/admin';
+import { withRoute } from '@/lib/server/api';
+import { jobIdSchema } from '@/lib/server/job-route';
+import { findJobEverywhere } from '@/lib/server/oxmq';
+
+export const dynamic = 'force-dynamic';
+
+const query = z.object({ id: jobIdSchema });
+
+export const GET = withRoute(
+  // One HEXISTS per discovered queue, after a discovery scan: a search-sized cost.
+  { role: 'viewer', query, budget: 'search' },
+  async ({ query }): Promise<{ locations: JobLocation[] }> => ({
+    locations: await findJobEverywhere(query.id),
+  }),
+);

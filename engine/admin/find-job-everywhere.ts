@@ -1,0 +1,48 @@
+/**
+ * A job id looked up in every queue given (the console's quick-jump box): one pipeline of
+ * HEXISTS over the queues' job hashes, then the state of each hit. Job ids are only unique
+ * within a queue, so the answer is a list.
+ */
+import type { Redis } from 'ioredis';
+import { QueueKeys } from '../keys';
+import { isPlainJobId } from './job-id';
+import { queueHandle } from './queue-handle';
+import type { QueueRef } from './queues';
+
+export interface JobLocation {
+  prefix: string;
+  queue: string;
+  id: string;
+  jobName: string;
+  state: string;
+}
+
+/** Queues one lookup checks at most (a page of discovery is 100 per prefix). */
+export const FIND_JOB_MAX_QUEUES = 1_000;
+
+export async function findJobEverywhere(
+  client: Redis,
+  queues: readonly QueueRef[],
+  id: string,
+): Promise<JobLocation[]> {
+  if (!isPlainJobId(id) || queues.length === 0) return [];
+  const checked = queues.slice(0, FIND_JOB_MAX_QUEUES);
+  const pipeline = client.pipeline();
+  // bullmq and OxMQ always write `timestamp`: a key that lacks it is no job.
+  for (const ref of checked)
+    pipeline.hexists(new QueueKeys(ref.prefix, ref.name).base + id, 'timestamp');
+  const replies = (await pipeline.exec()) ?? [];
+  const hits = checked.filter((_, index) => replies[index]?.[1] === 1);
+  return Promise.all(
+    hits.map(async (ref) => {
+      const job = await queueHandle(client, ref.prefix, ref.name).getJob(id);
+      return {
+        prefix: ref.prefix,
+        queue: ref.name,
+        id,
+        jobName: job?.name ?? '',
+        state: job ? await job.getState() : 'unknown',
+      };
+    }),
+  );
+}
