@@ -119,7 +119,9 @@ export function ErrorGroups({ prefix, name }: { prefix: string; name: string }) 
           <thead>
             <tr>
               <th scope="col">Error</th>
-              <th scope="col">Count</th>
+              <th scope="col" className="num">
+                Count
+              </th>
               <th scope="col">First seen</th>
               <th scope="col">Last seen</th>
               <th scope="col">Sample job</th>
@@ -147,23 +149,25 @@ export function ErrorGroups({ prefix, name }: { prefix: string; name: string }) 
                   <Link href={jobHref(prefix, name, group.sample.id)}>{group.sample.id}</Link>
                 </td>
                 {canOperate && (
-                  <td className="action-row">
-                    <button type="button" disabled={running} onClick={() => act('retry', group)}>
-                      Retry group
-                    </button>
-                    {canAdmin && (
-                      <button
-                        type="button"
-                        className="danger"
-                        disabled={running}
-                        aria-expanded={confirming === group.signature}
-                        onClick={() =>
-                          setConfirming(confirming === group.signature ? null : group.signature)
-                        }
-                      >
-                        Remove group…
+                  <td>
+                    <div className="action-row">
+                      <button type="button" disabled={running} onClick={() => act('retry', group)}>
+                        Retry group
                       </button>
-                    )}
+                      {canAdmin && (
+                        <button
+                          type="button"
+                          className="danger"
+                          disabled={running}
+                          aria-expanded={confirming === group.signature}
+                          onClick={() =>
+                            setConfirming(confirming === group.signature ? null : group.signature)
+                          }
+                        >
+                          Remove group…
+                        </button>
+                      )}
+                    </div>
                   </td>
                 )}
               </tr>
