@@ -2,7 +2,8 @@
  * Error groups through the console against `next start` and a real Redis, with jobs failed by a
  * real OxMQ Worker: GET error-groups answers one group per error to a viewer, bounded calls
  * continue at their cursor, a viewer cannot retry a group, and an operator's "Retry group" (a
- * bulk operation filtered by the group's signature) moves only that group's jobs and is audited.
+ * bulk operation filtered by the group's signature) moves only that group's jobs and is audited;
+ * removing a group needs an admin and the queue's name typed.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Queue, Worker } from '../../engine';
@@ -14,7 +15,7 @@ import type {
 } from '../../lib/api-types';
 import { redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 import { signIn, type ConsoleClient } from './console-client';
-import { OPERATOR, VIEWER } from './users';
+import { ADMIN, OPERATOR, VIEWER } from './users';
 
 const baseUrl = inject('consoleUrl');
 const name = uniqueQueueName('error-groups');
@@ -27,7 +28,9 @@ const ERRORS = {
 } as const;
 type Kind = keyof typeof ERRORS;
 const TIMEOUT_SIGNATURE = 'Timeout after <n>ms calling <ip>:<port>';
+const USER = 'User <n> not found';
 let queue: Queue;
+let admin: ConsoleClient;
 let operator: ConsoleClient;
 let viewer: ConsoleClient;
 
@@ -49,7 +52,11 @@ beforeAll(async () => {
   await waitFor(async () => (await queue.getJobCounts('failed')).failed === 3 * PER_ERROR, 30_000);
   // No worker from here on: retried jobs stay waiting.
   await worker.close();
-  [operator, viewer] = await Promise.all([signIn(baseUrl, OPERATOR), signIn(baseUrl, VIEWER)]);
+  [admin, operator, viewer] = await Promise.all([
+    signIn(baseUrl, ADMIN),
+    signIn(baseUrl, OPERATOR),
+    signIn(baseUrl, VIEWER),
+  ]);
 });
 
 afterAll(async () => {
@@ -156,5 +163,25 @@ describe('error groups', () => {
       );
       expect(error.code).toBe('INVALID_INPUT');
     }
+  });
+
+  it('removes one group only for an admin who typed the queue name', async () => {
+    const remove = { action: 'remove', state: 'failed', filter: { mode: 'error', query: USER } };
+    const refused = await json<ApiError>(
+      await operator.post(`${base}/bulk`, { ...remove, confirm: name }),
+      403,
+    );
+    expect(refused.code).toBe('FORBIDDEN');
+    await json<ApiError>(await admin.post(`${base}/bulk`, remove), 422);
+    let op = await json<BulkOperationResponse>(
+      await admin.post(`${base}/bulk`, { ...remove, confirm: name }),
+    );
+    while (op.status === 'running') {
+      op = await json<BulkOperationResponse>(await admin.post(`${base}/bulk/${op.id}/step`, {}));
+    }
+    expect(op).toMatchObject({ status: 'done', done: PER_ERROR });
+    const failed = await queue.getJobs(['failed'], 0, -1);
+    expect(failed).toHaveLength(PER_ERROR);
+    expect(failed.every((job) => job.name === 'card')).toBe(true);
   });
 });
