@@ -112,6 +112,10 @@ export type JobSearchResponse = import('@/engine/admin').JobSearchResult & {
 
 export type BulkOperationResponse = import('@/engine/admin').BulkOperation;
 
+/** One call's failed jobs grouped by error (GET .../error-groups); the page merges calls. */
+export type ErrorGroupsResponse = import('@/engine/admin').ErrorGroupScan;
+export type { ErrorGroup, ErrorGroupTally } from '@/engine/admin';
+
 export interface QueueCleanResponse {
   removed: number;
 }

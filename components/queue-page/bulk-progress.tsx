@@ -17,8 +17,10 @@ export function BulkProgress({
   return (
     <div className="bulk-progress" data-status={op.status} data-testid="bulk-progress">
       <label htmlFor={`bulk-${op.id}`}>
-        {op.action} all {op.filter ? 'matching ' : ''}
-        {op.state}: {formatCount(handled)} of {formatCount(op.total)} ({percent}%)
+        {op.filter?.mode === 'error'
+          ? `${op.action} error group in ${op.state}`
+          : `${op.action} all ${op.filter ? 'matching ' : ''}${op.state}`}
+        : {formatCount(handled)} of {formatCount(op.total)} ({percent}%)
         {op.filter && ` · ${formatCount(op.done)} matched and acted on`}
         {op.skipped > 0 && ` · ${formatCount(op.skipped)} skipped`}
         {op.status !== 'running' && ` · ${op.status}`}

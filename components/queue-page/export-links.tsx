@@ -5,7 +5,13 @@
  */
 import type { QueueCountState } from '@/lib/api-types';
 import { queuePath } from '../queues/use-queues';
-import type { BulkFilter } from './use-bulk-run';
+
+/** A search's filter, as the export route takes it (the search modes, not error groups). */
+export interface ExportFilter {
+  mode: 'name' | 'text' | 'path';
+  query: string;
+  path?: string;
+}
 
 export function exportHref(
   prefix: string,
@@ -14,7 +20,7 @@ export function exportHref(
     state: QueueCountState;
     order: 'newest' | 'oldest';
     format: 'jsonl' | 'csv';
-    filter?: BulkFilter;
+    filter?: ExportFilter;
   },
 ): string {
   const params = new URLSearchParams({ state: opts.state, order: opts.order, format: opts.format });
@@ -31,7 +37,7 @@ export function ExportLinks(props: {
   name: string;
   state: QueueCountState;
   order: 'newest' | 'oldest';
-  filter?: BulkFilter;
+  filter?: ExportFilter;
   label: string;
 }) {
   const { prefix, name, label, ...opts } = props;

@@ -11,10 +11,10 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { QueueCountState } from '@/lib/api-types';
 import { formatCount } from '@/lib/format-number';
 import { BulkAll } from './bulk-all';
-import { ExportLinks } from './export-links';
+import { ExportLinks, type ExportFilter } from './export-links';
 import { JobTable } from './job-table';
 import { STATE_TABS } from './state-tabs';
-import { useBulkRun, type BulkFilter } from './use-bulk-run';
+import { useBulkRun } from './use-bulk-run';
 import { useJobSearch, type SearchInput } from './use-queue-page';
 import { useSearchStream, type SearchStreamState } from './use-search-stream';
 
@@ -63,7 +63,7 @@ function writeUrl(search: Submitted | null): void {
   window.history.replaceState(window.history.state, '', url);
 }
 
-function toFilter(search: Submitted): BulkFilter | null {
+function toFilter(search: Submitted): ExportFilter | null {
   if (search.mode === 'id') return null;
   return {
     mode: search.mode,

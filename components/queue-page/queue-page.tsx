@@ -8,6 +8,7 @@ import { grafanaQueueHref } from '@/lib/links';
 import { ExternalLink } from '../layout/external-link';
 import { useConsoleLinks } from '../session/session-context';
 import { DiagnosisPanel } from './diagnosis-panel';
+import { FailedJobs } from './failed-jobs';
 import { JobList } from './job-list';
 import { JobSearch } from './job-search';
 import { LimitsPanel } from './limits-panel';
@@ -81,7 +82,11 @@ export function QueuePage({ prefix, name }: { prefix: string; name: string }) {
         ) : (
           <>
             <StateTabs counts={data?.counts} selected={state} onSelect={select} />
-            <JobList key={state} prefix={prefix} name={name} state={state} />
+            {state === 'failed' ? (
+              <FailedJobs prefix={prefix} name={name} />
+            ) : (
+              <JobList key={state} prefix={prefix} name={name} state={state} />
+            )}
           </>
         )}
       </section>

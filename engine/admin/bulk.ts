@@ -10,6 +10,7 @@
  * server processes need no coordination beyond the hash. Cancel flips `status`, and every chunk
  * reads it first, so a cancel takes effect before the next chunk.
  *
+ * The filter is a search's JobFilter or an error group's signature (error-group-filter.ts).
  * A filtered operation scans the state like a search: each chunk examines the next bounded
  * slice at `cursor` (kept in the hash) and acts only on the matches. Jobs it acts on leave the
  * state, so the cursor only advances past the jobs that stay (non-matches and skips); progress
@@ -19,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Job } from '../job';
 import type { Queue } from '../queue';
-import { jobMatcher, type JobFilter } from './job-search';
+import { bulkFilterMatcher, type BulkFilter } from './error-group-filter';
 import type { QueueCountState } from './queues';
 import { queueHandle } from './queue-handle';
 import { DEFAULT_REDACTION, type RedactionRules } from './redaction';
@@ -50,7 +51,7 @@ export interface BulkOperation {
   action: BulkAction;
   state: QueueCountState;
   /** Only jobs matching this act; null for every job in the state. */
-  filter: JobFilter | null;
+  filter: BulkFilter | null;
   /** Jobs in the state when the operation was created (the progress bar's 100%). */
   total: number;
   /** Jobs looked at so far (done + skipped + non-matching). */
@@ -81,7 +82,7 @@ export async function createBulkOp(
     name: string;
     action: BulkAction;
     state: QueueCountState;
-    filter?: JobFilter | null;
+    filter?: BulkFilter | null;
     actor: string;
   },
 ): Promise<BulkOperation> {
@@ -149,7 +150,7 @@ export async function runBulkChunk(
   const take = Math.min(size, op.total - op.examined);
   const jobs =
     take > 0 ? await queue.getJobs([op.state], op.cursor, op.cursor + take - 1, true) : [];
-  const matches = op.filter ? jobMatcher(op.filter, redaction) : () => true;
+  const matches = op.filter ? bulkFilterMatcher(op.filter, redaction) : () => true;
   let done = 0;
   let skipped = 0;
   let stayed = 0;
@@ -206,10 +207,10 @@ function serialise(op: BulkOperation): Record<string, string> {
   );
 }
 
-function parseFilter(raw: string | undefined): JobFilter | null {
+function parseFilter(raw: string | undefined): BulkFilter | null {
   if (!raw) return null;
   try {
-    const value = JSON.parse(raw) as JobFilter | null;
+    const value = JSON.parse(raw) as BulkFilter | null;
     return value && typeof value.mode === 'string' && typeof value.query === 'string'
       ? value
       : null;

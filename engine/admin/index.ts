@@ -118,6 +118,14 @@ export {
   runBulkChunk,
 } from './bulk';
 export type { BulkAction, BulkOperation, BulkStatus } from './bulk';
+// ---- queue page: failed jobs grouped by error, and the bulk filter acting on one group ----
+export { ERROR_GROUP_LIMITS, ErrorGroupCursorError, groupFailedJobs } from './error-groups';
+export type { ErrorGroupScan, ErrorGroupScanOptions } from './error-groups';
+export { MAX_ERROR_GROUPS, mergeErrorGroups } from './error-group-merge';
+export type { ErrorGroup, ErrorGroupSample, ErrorGroupTally } from './error-group-merge';
+export { errorSignature, NO_REASON_SIGNATURE, SIGNATURE_LIMITS } from './error-signature';
+export { bulkFilterMatcher, isErrorGroupFilter, jobErrorSignature } from './error-group-filter';
+export type { BulkFilter, ErrorGroupFilter } from './error-group-filter';
 export { actOnSelection, SELECTION_LIMIT } from './selection';
 export { isPlainJobId } from './job-id';
 export type { SelectionResult } from './selection';

@@ -222,6 +222,8 @@ export const queuePage = {
   runBulkChunk: (id: string, chunk?: number) =>
     admin.runBulkChunk(redis(), id, chunk, redactionRules()),
   cancelBulkOp: (id: string) => admin.cancelBulkOp(redis(), id),
+  errorGroups: (prefix: string, name: string, opts: admin.ErrorGroupScanOptions) =>
+    admin.groupFailedJobs(redis(), prefix, name, { ...opts, redaction: redactionRules() }),
   diagnose: (prefix: string, name: string) => admin.diagnoseQueue(redis(), prefix, name),
   drain: (prefix: string, name: string, delayed: boolean) =>
     admin.drainQueue(redis(), prefix, name, delayed),

@@ -2,8 +2,8 @@
  * Redaction on every route that answers job text, against `next start`, a real Redis and a real
  * OxMQ Worker: a job with secrets in its data, progress, logs, failure reason and return value
  * shows none of them on any route (rows, search results in every mode, the job, its logs and
- * timeline, flow nodes, live events); search and bulk filters are no oracle for a redacted value;
- * and one search reads a bounded number of bytes. Every route under app/api/ is listed below as
+ * timeline, error groups, flow nodes, live events); search and bulk filters are no oracle for a
+ * redacted value; and one search reads a bounded number of bytes. Every route under app/api/ is listed below as
  * answering job text (checked here) or not, so a new route cannot skip the question.
  */
 import { readdirSync } from 'node:fs';
@@ -136,6 +136,7 @@ describe('every route that answers job text', () => {
     [`${base}/jobs/${failedId}/logs`, true],
     [`${base}/jobs/${completedId}/logs`, true],
     [`${base}/jobs/${failedId}/timeline`, true],
+    [`${base}/error-groups`, true],
     [`${base}/jobs/${completedId}/timeline`, false],
     [`/api/flows/bull/${name}/${failedId}`, true],
     [
@@ -276,6 +277,7 @@ const ROUTES: Record<string, string> = {
   'queues/[prefix]/[name]/jobs/[id]/route.ts': 'job text: the job',
   'queues/[prefix]/[name]/jobs/[id]/logs/route.ts': 'job text: log lines',
   'queues/[prefix]/[name]/jobs/[id]/timeline/route.ts': 'job text: failure reasons',
+  'queues/[prefix]/[name]/error-groups/route.ts': 'job text: failure reasons (signature, sample)',
   'flows/[prefix]/[queue]/[id]/route.ts': 'job text: node failure reasons',
   'flows/children/route.ts': 'job text: node failure reasons',
   'events/route.ts': 'job ids and event names only',

@@ -1,16 +1,16 @@
 /**
  * Starts an "all N matching" bulk operation over a whole state, or over the jobs in it that
- * match a search `filter`; the client then POSTs its chunks (see bulk.ts). Removing is
+ * match a `filter` (a search's, or an error group's signature); the client then POSTs its chunks (see bulk.ts). Removing is
  * destructive, so it carries the queue's name typed by the user as `confirm`, like drain.
  */
 import { z } from 'zod';
 import type { BulkOperationResponse } from '@/lib/api-types';
 import { BULK_ACTION_STATES } from '@/engine/admin';
 import { withRoute } from '@/lib/server/api';
+import { bulkFilterSchema } from '@/lib/server/bulk-filter-input';
 import { queuePage } from '@/lib/server/oxmq';
 import {
   bulkActionSchema,
-  jobFilterSchema,
   jobStateSchema,
   requireActionRole,
   requireConfirmation,
@@ -23,7 +23,7 @@ const body = z
   .object({
     action: bulkActionSchema,
     state: jobStateSchema,
-    filter: jobFilterSchema.optional(),
+    filter: bulkFilterSchema.optional(),
     confirm: z.string().max(256).optional(),
   })
   .strict()
