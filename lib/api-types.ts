@@ -219,3 +219,14 @@ export type FlowChildrenResponse = Omit<import('@/engine/admin').FlowChildrenPag
 /** A graph node with its trace viewer link, when it has a trace and OXMQ_TRACE_URL is set. */
 export type FlowGraphNode = import('@/engine/admin').FlowGraphNode & { traceUrl?: string };
 export type FlowGraphEdge = import('@/engine/admin').FlowGraphEdge;
+
+// ---- job schedulers and tenant groups on the queue page ----
+export type { GroupPage, SchedulerIteration, SchedulerPage, SchedulerRow } from '@/engine/admin';
+export type GroupInfo = import('@/engine/admin').GroupPage['groups'][number];
+
+/** POST …/schedulers/:id/<action>: the new job (run), or the next run (resume, edit). */
+export interface SchedulerActionResponse {
+  ok: true;
+  jobId?: string;
+  next?: number;
+}
