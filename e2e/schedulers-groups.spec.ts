@@ -79,7 +79,7 @@ describe('schedulers and groups panels in Chromium', () => {
     expect(await queue.getJobState(jobId!)).toBe('waiting');
     expect(await queue.getWaitingCount()).toBe(waitingBefore + 1);
 
-    await page.getByRole('tab', { name: /Waiting/ }).click();
+    await page.locator('#tab-waiting').click();
     await page.getByRole('link', { name: jobId!, exact: true }).waitFor({ timeout: 10_000 });
     await page.locator('section[aria-labelledby="schedulers-heading"]').scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(ARTIFACTS, 'schedulers.png'), fullPage: true });

@@ -58,19 +58,21 @@ export function GroupsPanel({ prefix, name }: { prefix: string; name: string }) 
               </td>
               <td data-testid="group-state">{group.paused ? 'paused' : 'running'}</td>
               {canOperate && (
-                <td className="action-row">
-                  <button
-                    type="button"
-                    disabled={command.isPending}
-                    onClick={() =>
-                      command.mutate({ id: group.id, verb: group.paused ? 'resume' : 'pause' })
-                    }
-                  >
-                    {group.paused ? 'Resume' : 'Pause'}
-                  </button>
-                  <button type="button" onClick={() => setSelected(group.id)}>
-                    Limits…
-                  </button>
+                <td>
+                  <div className="action-row">
+                    <button
+                      type="button"
+                      disabled={command.isPending}
+                      onClick={() =>
+                        command.mutate({ id: group.id, verb: group.paused ? 'resume' : 'pause' })
+                      }
+                    >
+                      {group.paused ? 'Resume' : 'Pause'}
+                    </button>
+                    <button type="button" onClick={() => setSelected(group.id)}>
+                      Limits…
+                    </button>
+                  </div>
                 </td>
               )}
             </tr>

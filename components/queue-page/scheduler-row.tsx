@@ -78,41 +78,44 @@ export function SchedulerRowView({
         </small>
       </td>
       {canOperate && (
-        <td className="action-row">
-          <button type="button" disabled={busy} onClick={() => send({ id: row.id, verb: 'run' })}>
-            Run now
-          </button>
-          <button
-            type="button"
-            disabled={busy}
-            onClick={() => send({ id: row.id, verb: row.paused ? 'resume' : 'pause' })}
-          >
-            {row.paused ? 'Resume' : 'Pause'}
-          </button>
-          {!row.paused && (
-            <button type="button" disabled={busy} onClick={() => setEditing(!editing)}>
-              Edit
+        <td>
+          {/* The flex row sits inside the cell: a flex td would leave the table's layout. */}
+          <div className="action-row">
+            <button type="button" disabled={busy} onClick={() => send({ id: row.id, verb: 'run' })}>
+              Run now
             </button>
-          )}
-          {confirmRemove ? (
-            <>
-              <button
-                type="button"
-                className="danger"
-                disabled={busy}
-                onClick={() => send({ id: row.id, verb: 'remove' })}
-              >
-                Confirm remove {row.id}
-              </button>
-              <button type="button" onClick={() => setConfirmRemove(false)}>
-                Keep
-              </button>
-            </>
-          ) : (
-            <button type="button" className="danger" onClick={() => setConfirmRemove(true)}>
-              Remove
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() => send({ id: row.id, verb: row.paused ? 'resume' : 'pause' })}
+            >
+              {row.paused ? 'Resume' : 'Pause'}
             </button>
-          )}
+            {!row.paused && (
+              <button type="button" disabled={busy} onClick={() => setEditing(!editing)}>
+                Edit
+              </button>
+            )}
+            {confirmRemove ? (
+              <>
+                <button
+                  type="button"
+                  className="danger"
+                  disabled={busy}
+                  onClick={() => send({ id: row.id, verb: 'remove' })}
+                >
+                  Confirm remove {row.id}
+                </button>
+                <button type="button" onClick={() => setConfirmRemove(false)}>
+                  Keep
+                </button>
+              </>
+            ) : (
+              <button type="button" className="danger" onClick={() => setConfirmRemove(true)}>
+                Remove
+              </button>
+            )}
+          </div>
           {editing && (
             <SchedulerEditForm
               row={row}

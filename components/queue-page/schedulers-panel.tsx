@@ -26,7 +26,7 @@ export function SchedulersPanel({ prefix, name }: { prefix: string; name: string
             <th scope="col">Scheduler</th>
             <th scope="col">Schedule</th>
             <th scope="col">Next run</th>
-            <th scope="col">Runs</th>
+            <th scope="col">Created / limit</th>
             <th scope="col">Iterations</th>
             {canOperate && <th scope="col">Control</th>}
           </tr>
