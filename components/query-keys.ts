@@ -21,6 +21,24 @@ export const queryKeys = {
       ['queues', 'page', prefix, name, 'diagnosis'] as const,
     heartbeats: (prefix: string, name: string) =>
       ['queues', 'page', prefix, name, 'heartbeats'] as const,
+    schedulers: (prefix: string, name: string, page?: number) =>
+      [
+        'queues',
+        'page',
+        prefix,
+        name,
+        'schedulers',
+        ...(page === undefined ? [] : [page]),
+      ] as const,
+    groups: (prefix: string, name: string, cursor?: string) =>
+      [
+        'queues',
+        'page',
+        prefix,
+        name,
+        'groups',
+        ...(cursor === undefined ? [] : [cursor]),
+      ] as const,
   },
   // ---- job page and flows page: under queues.all as well ----
   job: {

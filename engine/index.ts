@@ -32,7 +32,12 @@ export type {
   DependencyCounts,
 } from './job-dependencies';
 export { QueueKeys, QUEUE_KEY_NAMES } from './keys';
-export { JobSchedulerIdCollisionError, JobSchedulerSlotsBusyError } from './job-scheduler';
+export {
+  JobSchedulerIdCollisionError,
+  JobSchedulerNotFoundError,
+  JobSchedulerPausedStateError,
+  JobSchedulerSlotsBusyError,
+} from './job-scheduler';
 export type { RepeatOptions, JobSchedulerTemplate, JobSchedulerJson } from './job-scheduler';
 export type { DeduplicationOptions, GroupOptions, JobTelemetryOptions } from './job-options';
 export type { GroupInfo, GroupDefaults } from './backend/queue-operations';

@@ -27,6 +27,12 @@
  * schedule when its every, offset or startDate changes (bullmq only looks at every) and then
  * stores the new offset; bad input is a ValidationError (unknown repeat keys included) where
  * bullmq would warn, ignore or return undefined.
+ *
+ * Pause / resume (OxMQ extensions; bullmq 6.7.0 has no scheduler pause, docs/redis-keys.md):
+ * pause takes the pending iteration out and marks the hash with OxMQ-only fields; resume
+ * re-upserts the stored definition, the next iteration keeping its `repeat.count` so a `limit`
+ * still counts what ran before the pause. Any upsert (ours or bullmq's) rewrites the hash and so
+ * leaves the scheduler running.
  */
 import type { Redis } from 'ioredis';
 import { ValidationError } from './errors';
@@ -44,15 +50,30 @@ import {
   type IterationRepeat,
   type RepeatOptions,
 } from './scheduler/repeat-options';
-import { SchedulerStore, type NextIterationOutcome } from './scheduler/scheduler-store';
+import {
+  NEXT_COUNT_FIELD,
+  PAUSED_AT_FIELD,
+  JobSchedulerNotFoundError,
+  SchedulerStore,
+  type NextIterationOutcome,
+} from './scheduler/scheduler-store';
+import { storedRepeatOptions, storedTemplate } from './scheduler/stored-definition';
 import { toSchedulerJson, type JobSchedulerJson } from './scheduler/scheduler-json';
 
 export type { RepeatOptions } from './scheduler/repeat-options';
 export type { JobSchedulerJson } from './scheduler/scheduler-json';
 export {
   JobSchedulerIdCollisionError,
+  JobSchedulerNotFoundError,
+  JobSchedulerPausedStateError,
   JobSchedulerSlotsBusyError,
 } from './scheduler/scheduler-store';
+
+/** How upsert writes: the first iteration's `repeat.count`, and the state it must find. */
+interface UpsertMode {
+  firstCount: number;
+  require?: 'running' | 'paused';
+}
 
 /** What every iteration is made of. `name` defaults to the scheduler id, `data` to `{}`. */
 export interface JobSchedulerTemplate<DataType = unknown, NameType extends string = string> {
@@ -115,11 +136,85 @@ export class JobScheduler {
     repeatOpts: RepeatOptions,
     template: JobSchedulerTemplate<DataType, NameType> = {},
   ): Promise<Job<DataType, ReturnType, NameType>> {
+    return this.upsert<DataType, ReturnType, NameType>(id, repeatOpts, template, { firstCount: 1 });
+  }
+
+  /**
+   * Pauses scheduler `id` (OxMQ extension): its pending iteration is taken out and no worker of
+   * ours creates another until resumeJobScheduler. False when there is no such scheduler.
+   */
+  async pauseJobScheduler(id: string): Promise<boolean> {
+    return (await this.store.pause(id, Date.now())) !== 'missing';
+  }
+
+  /** True when scheduler `id` exists and is paused. */
+  async isJobSchedulerPaused(id: string): Promise<boolean> {
+    const hash = await this.store.definition(id);
+    return hash[PAUSED_AT_FIELD] !== undefined;
+  }
+
+  /**
+   * Resumes a paused scheduler from its stored definition and returns its new pending
+   * iteration. Throws JobSchedulerNotFoundError / JobSchedulerPausedStateError (not paused), and
+   * the upsert's ValidationError when the definition no longer holds (an endDate now past).
+   */
+  async resumeJobScheduler(id: string): Promise<Job> {
+    const stored = await this.store.get(id);
+    if (!stored) throw new JobSchedulerNotFoundError(`No job scheduler ${id}`);
+    const template = storedTemplate(stored.hash);
+    const nextCount = Number(stored.hash[NEXT_COUNT_FIELD]);
+    return this.upsert(id, storedRepeatOptions(stored.hash), template, {
+      firstCount: Number.isSafeInteger(nextCount) && nextCount > 0 ? nextCount : 1,
+      require: 'paused',
+    });
+  }
+
+  /**
+   * Replaces a running scheduler's every / pattern (and tz), keeping the rest of its definition
+   * and its template; the pending iteration is replaced and keeps its `repeat.count`.
+   */
+  async changeJobSchedulerRepeat(
+    id: string,
+    change: { every: number } | { pattern: string; tz?: string },
+    pendingCount = 1,
+  ): Promise<Job> {
+    const stored = await this.store.get(id);
+    if (!stored) throw new JobSchedulerNotFoundError(`No job scheduler ${id}`);
+    const {
+      every: _every,
+      pattern: _pattern,
+      offset,
+      tz,
+      ...kept
+    } = storedRepeatOptions(stored.hash);
+    const repeat: RepeatOptions =
+      'every' in change
+        ? { ...kept, every: change.every, ...(tz !== undefined && { tz }) }
+        : { ...kept, pattern: change.pattern, ...((change.tz ?? tz) && { tz: change.tz ?? tz }) };
+    // An every schedule keeps its grid offset only while it fits the new interval.
+    if ('every' in change && offset !== undefined && offset < change.every) repeat.offset = offset;
+    return this.upsert(id, repeat, storedTemplate(stored.hash), {
+      firstCount: pendingCount,
+      require: 'running',
+    });
+  }
+
+  private async upsert<DataType = unknown, ReturnType = unknown, NameType extends string = string>(
+    id: string,
+    repeatOpts: RepeatOptions,
+    template: JobSchedulerTemplate<DataType, NameType>,
+    mode: UpsertMode,
+  ): Promise<Job<DataType, ReturnType, NameType>> {
     if (typeof id !== 'string' || id.length === 0) {
       throw new ValidationError('job scheduler id must be a non-empty string');
     }
     const now = Date.now();
     const repeat = validateRepeatOptions(repeatOpts, now);
+    if (repeat.limit !== undefined && mode.firstCount > repeat.limit) {
+      throw new ValidationError(
+        `job scheduler ${id} has made all ${repeat.limit} iterations its limit allows`,
+      );
+    }
     if (template === null || typeof template !== 'object') {
       throw new ValidationError('job scheduler template must be { name?, data?, opts? }');
     }
@@ -153,7 +248,7 @@ export class JobScheduler {
     }
     const jobOpts: Record<string, unknown> = {
       ...templateOpts,
-      repeat: iterationRepeat(repeat, 1),
+      repeat: iterationRepeat(repeat, mode.firstCount),
       timestamp: now,
       repeatJobKey: id,
       ...(nextMillis !== undefined && { prevMillis: nextMillis }),
@@ -166,6 +261,7 @@ export class JobScheduler {
         data,
         templateOpts: storedOptions(templateOpts as Record<string, unknown>),
         jobOpts: storedOptions(jobOpts),
+        ...(mode.require && { require: mode.require }),
       },
       now,
     );

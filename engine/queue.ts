@@ -505,6 +505,29 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     return this.scheduler.removeJobScheduler(id);
   }
 
+  /**
+   * OxMQ extension: pauses job scheduler `id`; its pending iteration is taken out and none is
+   * created until resumeJobScheduler (an upsert resumes it too). False if it does not exist.
+   */
+  pauseJobScheduler(id: string): Promise<boolean> {
+    return this.scheduler.pauseJobScheduler(id);
+  }
+
+  /**
+   * OxMQ extension: resumes a paused job scheduler from its stored definition; returns its new
+   * pending iteration. Throws JobSchedulerNotFoundError, JobSchedulerPausedStateError (it is not
+   * paused) or ValidationError (its definition no longer holds, e.g. an endDate now past).
+   */
+  async resumeJobScheduler(id: string): Promise<Job<DataType, ReturnType, NameType>> {
+    this.assertOpen();
+    return (await this.scheduler.resumeJobScheduler(id)) as Job<DataType, ReturnType, NameType>;
+  }
+
+  /** OxMQ extension: true when job scheduler `id` exists and is paused. */
+  isJobSchedulerPaused(id: string): Promise<boolean> {
+    return this.scheduler.isJobSchedulerPaused(id);
+  }
+
   async pause(): Promise<void> {
     await this.ops.pause();
     this.emit('paused');

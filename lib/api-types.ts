@@ -243,3 +243,14 @@ export type SearchStreamLine =
       stoppedBy: SearchStreamStop;
     }
   | { type: 'error'; code: string; message: string };
+
+// ---- job schedulers and tenant groups on the queue page ----
+export type { GroupPage, SchedulerIteration, SchedulerPage, SchedulerRow } from '@/engine/admin';
+export type GroupInfo = import('@/engine/admin').GroupPage['groups'][number];
+
+/** POST …/schedulers/:id/<action>: the new job (run), or the next run (resume, edit). */
+export interface SchedulerActionResponse {
+  ok: true;
+  jobId?: string;
+  next?: number;
+}

@@ -12,11 +12,18 @@
   ARGV[1] JSON {base (Q), id (scheduler id), nextMillis (cron: computed by the client; absent
           for every), scheduler {name, every?, pattern?, tz?, limit?, startDate?, endDate?,
           offset?}, data (template data JSON text), templateOpts (table, short keys),
-          jobOpts (the iteration's opts table, short keys; jobId and delay are set here)}
+          jobOpts (the iteration's opts table, short keys; jobId and delay are set here),
+          require? ("running": the scheduler must exist and not be paused; "paused": it must
+          exist and be paused; OxMQ's edit and resume, so neither brings back a scheduler that
+          was removed meanwhile)}
   ARGV[2] now (ms)
 
-  Returns {jobId, delay}, or -10 (cron: the iteration's id is taken by another job) or -11
-  (every: 32 consecutive slots are taken).
+  The rewrite drops OxMQ's pause fields (`oxmq.pausedAt`, `oxmq.nextCount`): any upsert, ours or
+  bullmq's, leaves the scheduler running.
+
+  Returns {jobId, delay}, or -10 (cron: the iteration's id is taken by another job), -11
+  (every: 32 consecutive slots are taken), -12 (require given: no such scheduler) or -13
+  (require given: the scheduler is paused, or not paused, against it).
 ]]
 --- @include "schedulerJobs"
 
@@ -29,6 +36,15 @@ local schedulerKey = repeatKey .. ":" .. schedulerId
 local def = s.scheduler
 
 local prevMillis = tonumber(redis.call("ZSCORE", repeatKey, schedulerId))
+if s.require then
+  if not prevMillis or redis.call("EXISTS", schedulerKey) == 0 then
+    return -12
+  end
+  local paused = redis.call("HEXISTS", schedulerKey, "oxmq.pausedAt") == 1
+  if paused ~= (s.require == "paused") then
+    return -13
+  end
+end
 local stored = redis.call("HMGET", schedulerKey, "every", "offset", "startDate", "ic")
 local pendingState
 if prevMillis then

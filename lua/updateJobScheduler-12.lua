@@ -15,7 +15,8 @@
 
   Returns the new iteration's id, or 0 when the scheduler is gone, 1 when producerId is not the
   current iteration (its successor exists already), 2 when the next id is already taken, 3 when
-  the next run would fall after the scheduler's endDate.
+  the next run would fall after the scheduler's endDate, 4 when the scheduler is paused (OxMQ's
+  `oxmq.pausedAt`, see pauseJobScheduler: resuming schedules the next run).
 ]]
 --- @include "schedulerJobs"
 --- @include "getMaxEvents"
@@ -31,9 +32,13 @@ local current = tonumber(redis.call("ZSCORE", repeatKey, schedulerId))
 if not current then
   return 0
 end
-local stored = redis.call("HMGET", schedulerKey, "name", "data", "every", "offset", "endDate")
+local stored = redis.call("HMGET", schedulerKey, "name", "data", "every", "offset", "endDate",
+  "oxmq.pausedAt")
 if not stored[1] then
   return 0
+end
+if stored[6] then
+  return 4
 end
 if s.producerId ~= schedulerIterationId(schedulerId, current) then
   return 1

@@ -9,11 +9,13 @@ import { ExternalLink } from '../layout/external-link';
 import { useConsoleLinks } from '../session/session-context';
 import { DiagnosisPanel } from './diagnosis-panel';
 import { FailedJobs } from './failed-jobs';
+import { GroupsPanel } from './groups-panel';
 import { JobList } from './job-list';
 import { JobSearch } from './job-search';
 import { LimitsPanel } from './limits-panel';
 import { LiveWorkersPanel } from './live-workers-panel';
 import { QueueActions } from './queue-actions';
+import { SchedulersPanel } from './schedulers-panel';
 import { STATE_TABS, StateTabs } from './state-tabs';
 import { useQueueOverview } from './use-queue-page';
 
@@ -74,6 +76,8 @@ export function QueuePage({ prefix, name }: { prefix: string; name: string }) {
         <LimitsPanel prefix={prefix} name={name} />
       </div>
       <LiveWorkersPanel prefix={prefix} name={name} />
+      <SchedulersPanel prefix={prefix} name={name} />
+      <GroupsPanel prefix={prefix} name={name} />
       {/* Searches start in the open tab's state, so the search waits for it too. */}
       {state !== null && <JobSearch prefix={prefix} name={name} state={state} />}
       <section className="panel" aria-label="Jobs">

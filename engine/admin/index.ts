@@ -184,3 +184,16 @@ export type {
   ConsoleMetricsOptions,
   QueueSnapshot,
 } from './prometheus';
+// ---- job schedulers and tenant groups on the queue page ----
+export {
+  editSchedulerRepeat,
+  listSchedulers,
+  pauseScheduler,
+  removeScheduler,
+  resumeScheduler,
+  runSchedulerNow,
+  SCHEDULER_LIST_LIMITS,
+} from './schedulers';
+export type { SchedulerIteration, SchedulerPage, SchedulerRow } from './schedulers';
+export { actOnGroup, GROUP_LIST_LIMITS, GroupNotFoundError, listGroups } from './groups';
+export type { GroupAction, GroupPage } from './groups';

@@ -1,6 +1,6 @@
 /**
- * Redis side of job schedulers: our three scripts (lua/addJobScheduler-12, updateJobScheduler-12,
- * removeJobScheduler-6) and the plain reads of `Q repeat` (zset: id → next run) and
+ * Redis side of job schedulers: our four scripts (lua/addJobScheduler-12, updateJobScheduler-12,
+ * removeJobScheduler-6, pauseJobScheduler-6) and the plain reads of `Q repeat` (zset: id → next run) and
  * `Q repeat:<id>` (hash: the definition, docs/redis-keys.md).
  */
 import type { Redis } from 'ioredis';
@@ -20,6 +20,20 @@ export class JobSchedulerSlotsBusyError extends OxmqError {
   readonly code = 'SCHEDULER_JOB_SLOTS_BUSY';
 }
 
+/** Resume or edit of a scheduler that is not there (any more). */
+export class JobSchedulerNotFoundError extends OxmqError {
+  readonly code = 'SCHEDULER_NOT_FOUND';
+}
+
+/** Resume of a running scheduler, or edit of a paused one. */
+export class JobSchedulerPausedStateError extends OxmqError {
+  readonly code = 'SCHEDULER_PAUSED_STATE';
+}
+
+/** OxMQ-only fields of `Q repeat:<id>` while a scheduler is paused (bullmq ignores them). */
+export const PAUSED_AT_FIELD = 'oxmq.pausedAt';
+export const NEXT_COUNT_FIELD = 'oxmq.nextCount';
+
 /** Arguments of addJobScheduler: opts tables already in stored (short-key) form. */
 export interface UpsertRequest {
   id: string;
@@ -30,6 +44,8 @@ export interface UpsertRequest {
   data: string;
   templateOpts: Record<string, unknown>;
   jobOpts: Record<string, unknown>;
+  /** Write only if the scheduler exists and is running / paused (edit, resume). */
+  require?: 'running' | 'paused';
 }
 
 export interface NextIterationRequest {
@@ -44,7 +60,7 @@ export interface NextIterationRequest {
 /** Why updateJobScheduler created nothing (see the script's header). */
 export type NextIterationOutcome =
   | { created: true; jobId: string }
-  | { created: false; reason: 'gone' | 'not-current' | 'taken' | 'ended' };
+  | { created: false; reason: 'gone' | 'not-current' | 'taken' | 'ended' | 'paused' };
 
 export interface StoredScheduler {
   hash: Record<string, string>;
@@ -82,6 +98,16 @@ export class SchedulerStore {
         `Cannot create job scheduler iteration - current and next time slots already have jobs (scheduler ${request.id})`,
       );
     }
+    if (reply === -12) {
+      throw new JobSchedulerNotFoundError(`No job scheduler ${request.id}`);
+    }
+    if (reply === -13) {
+      throw new JobSchedulerPausedStateError(
+        request.require === 'paused'
+          ? `Job scheduler ${request.id} is not paused`
+          : `Job scheduler ${request.id} is paused: resume it first`,
+      );
+    }
     if (!Array.isArray(reply) || reply.length < 2) {
       throw new UnexpectedReplyError(`addJobScheduler replied ${JSON.stringify(reply)}`);
     }
@@ -98,6 +124,7 @@ export class SchedulerStore {
     if (reply === 1) return { created: false, reason: 'not-current' };
     if (reply === 2) return { created: false, reason: 'taken' };
     if (reply === 3) return { created: false, reason: 'ended' };
+    if (reply === 4) return { created: false, reason: 'paused' };
     throw new UnexpectedReplyError(`updateJobScheduler replied ${JSON.stringify(reply)}`);
   }
 
@@ -110,6 +137,24 @@ export class SchedulerStore {
       [id, k.base],
     );
     return reply === 1;
+  }
+
+  /**
+   * Takes the pending iteration out and marks the scheduler paused (lua/pauseJobScheduler-6).
+   * 'missing' when there is no such scheduler.
+   */
+  async pause(id: string, now: number): Promise<'paused' | 'already-paused' | 'missing'> {
+    const k = this.keys;
+    const reply = await runScript(
+      this.client,
+      'pauseJobScheduler',
+      [k.repeat, k.delayed, k.prioritized, k.wait, k.events, k.meta],
+      [id, k.base, now],
+    );
+    if (reply === 0) return 'missing';
+    if (reply === 1) return 'paused';
+    if (reply === 2) return 'already-paused';
+    throw new UnexpectedReplyError(`pauseJobScheduler replied ${JSON.stringify(reply)}`);
   }
 
   /** The scheduler's hash and next run, read atomically; undefined unless both exist. */

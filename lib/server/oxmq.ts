@@ -329,3 +329,30 @@ export const flowPage = {
 export function collectPrometheusMetrics(maxQueues: number): Promise<admin.ConsoleMetrics> {
   return admin.collectConsoleMetrics(redis(), configuredPrefixes(), { maxQueues });
 }
+
+// ---- job schedulers and tenant groups (engine/admin/schedulers.ts, groups.ts) ----
+export const schedulerControl = {
+  list: (prefix: string, name: string, opts: { page: number; pageSize: number }) =>
+    admin.listSchedulers(redis(), prefix, name, opts),
+  runNow: (prefix: string, name: string, id: string) =>
+    admin.runSchedulerNow(redis(), prefix, name, id),
+  pause: (prefix: string, name: string, id: string) =>
+    admin.pauseScheduler(redis(), prefix, name, id),
+  resume: (prefix: string, name: string, id: string) =>
+    admin.resumeScheduler(redis(), prefix, name, id),
+  edit: (
+    prefix: string,
+    name: string,
+    id: string,
+    change: Parameters<typeof admin.editSchedulerRepeat>[4],
+  ) => admin.editSchedulerRepeat(redis(), prefix, name, id, change),
+  remove: (prefix: string, name: string, id: string) =>
+    admin.removeScheduler(redis(), prefix, name, id),
+};
+
+export const groupControl = {
+  list: (prefix: string, name: string, opts: { cursor: string; count: number }) =>
+    admin.listGroups(redis(), prefix, name, opts),
+  act: (prefix: string, name: string, groupId: string, action: admin.GroupAction) =>
+    admin.actOnGroup(redis(), prefix, name, groupId, action),
+};

@@ -1,0 +1,142 @@
+/**
+ * The POST handlers of …/schedulers/:schedulerId/{run,pause,resume,repeat,remove} and
+ * …/groups/:groupId/{pause,resume,concurrency,rate-limit}: operator actions, audited by
+ * withRoute and refused in read-only mode like every mutation.
+ */
+import 'server-only';
+import { z } from 'zod';
+import type { GroupInfo, SchedulerActionResponse } from '../api-types';
+import { withRoute } from './api';
+import { groupControl, schedulerControl } from './oxmq';
+import { requireQueue } from './queue-route';
+import {
+  controlCall,
+  groupParams,
+  groupTarget,
+  schedulerParams,
+  schedulerTarget,
+} from './scheduler-route';
+
+type SchedulerVerb = 'run' | 'pause' | 'resume' | 'remove';
+
+export function schedulerActionRoute(verb: SchedulerVerb) {
+  return withRoute(
+    {
+      role: 'operator',
+      mutation: { action: `scheduler.${verb}`, target: schedulerTarget },
+      params: schedulerParams,
+    },
+    async ({ params }): Promise<SchedulerActionResponse> => {
+      await requireQueue(params.prefix, params.name);
+      const { prefix, name, schedulerId: id } = params;
+      if (verb === 'run') {
+        return {
+          ok: true,
+          jobId: await controlCall(() => schedulerControl.runNow(prefix, name, id)),
+        };
+      }
+      if (verb === 'resume') {
+        return {
+          ok: true,
+          next: await controlCall(() => schedulerControl.resume(prefix, name, id)),
+        };
+      }
+      await controlCall(() => schedulerControl[verb](prefix, name, id));
+      return { ok: true };
+    },
+  );
+}
+
+/** A new schedule: `every` ms, or a cron `pattern` with an optional time zone. */
+const repeatBody = z.union([
+  z.object({ every: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) }).strict(),
+  z
+    .object({
+      pattern: z.string().trim().min(1).max(256),
+      tz: z.string().min(1).max(64).optional(),
+    })
+    .strict(),
+]);
+
+export const schedulerRepeatRoute = withRoute(
+  {
+    role: 'operator',
+    mutation: { action: 'scheduler.repeat', target: schedulerTarget },
+    params: schedulerParams,
+    body: repeatBody,
+  },
+  async ({ params, body }): Promise<SchedulerActionResponse> => {
+    await requireQueue(params.prefix, params.name);
+    const next = await controlCall(() =>
+      schedulerControl.edit(params.prefix, params.name, params.schedulerId, body),
+    );
+    return { ok: true, next };
+  },
+);
+
+export function groupStateRoute(verb: 'pause' | 'resume') {
+  return withRoute(
+    {
+      role: 'operator',
+      mutation: { action: `group.${verb}`, target: groupTarget },
+      params: groupParams,
+    },
+    async ({ params }): Promise<GroupInfo> => {
+      await requireQueue(params.prefix, params.name);
+      return controlCall(() =>
+        groupControl.act(params.prefix, params.name, params.groupId, { kind: verb }),
+      );
+    },
+  );
+}
+
+export const groupConcurrencyRoute = withRoute(
+  {
+    role: 'operator',
+    mutation: { action: 'group.concurrency', target: groupTarget },
+    params: groupParams,
+    // null clears the group's own cap (the queue-wide default applies again).
+    body: z.object({ concurrency: z.number().int().min(1).max(100_000).nullable() }).strict(),
+  },
+  async ({ params, body }): Promise<GroupInfo> => {
+    await requireQueue(params.prefix, params.name);
+    return controlCall(() =>
+      groupControl.act(params.prefix, params.name, params.groupId, {
+        kind: 'concurrency',
+        concurrency: body.concurrency,
+      }),
+    );
+  },
+);
+
+export const groupRateLimitRoute = withRoute(
+  {
+    role: 'operator',
+    mutation: { action: 'group.rate-limit', target: groupTarget },
+    params: groupParams,
+    body: z
+      .object({
+        rateLimit: z
+          .object({
+            max: z.number().int().min(1).max(1_000_000),
+            duration: z
+              .number()
+              .int()
+              .min(1)
+              .max(24 * 60 * 60 * 1000),
+          })
+          .strict()
+          .nullable(),
+      })
+      .strict(),
+  },
+  async ({ params, body }): Promise<GroupInfo> => {
+    await requireQueue(params.prefix, params.name);
+    return controlCall(() =>
+      groupControl.act(params.prefix, params.name, params.groupId, {
+        kind: 'rate-limit',
+        rateLimit: body.rateLimit,
+      }),
+    );
+  },
+);
