@@ -23,6 +23,7 @@ import { LockRenewer } from './maintenance/lock-renewer';
 import { StalledChecker } from './maintenance/stalled-checker';
 import { SandboxAbortedError } from './sandbox/errors';
 import { resolveProcessorFile, SandboxedProcessor } from './sandbox/sandboxed-processor';
+import { clientAddress } from './worker/client-address';
 import { Deadline } from './worker/deadline';
 import { HEARTBEAT_MAX_LISTED_JOBS, WorkerHeartbeat } from './worker/heartbeat';
 import { planFailure } from './worker/failure-plan';
@@ -299,6 +300,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
           active: this.inFlight.size,
           quiet: this.quiet,
           paused: this.paused,
+          clientAddress: clientAddress(this.blockingConnection.client),
         }),
         cancel: (jobId, reason) => this.cancelJob(jobId, reason === '' ? undefined : reason),
         setQuiet: (quiet) => this.setQuiet(quiet),

@@ -131,8 +131,11 @@ export type {
   QueueWorkers,
 } from '@/engine/admin';
 
+export type { QueueWorkerRoster, WorkerRosterKind, WorkerRosterRow } from '@/engine/admin';
+
+/** GET /api/workers: each queue's connections and its workers merged with their heartbeats. */
 export interface WorkersResponse {
-  queues: import('@/engine/admin').QueueWorkers[];
+  queues: import('@/engine/admin').QueueWorkerRoster[];
   total: number;
   page: number;
   pageSize: number;

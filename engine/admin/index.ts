@@ -149,6 +149,8 @@ export {
   WORKER_HEARTBEAT_LIMITS,
 } from './worker-heartbeats';
 export type { WorkerHeartbeatList, WorkerHeartbeatRecord } from './worker-heartbeats';
+export { listWorkerRoster, mergeWorkers, WORKER_ROSTER_LIMITS } from './worker-roster';
+export type { QueueWorkerRoster, WorkerRosterKind, WorkerRosterRow } from './worker-roster';
 export type { CancelRequestOutcome } from '../backend/redis/worker-requests';
 export { clampMinutes, getQueueMetrics, METRICS_LIMITS, toTimeline } from './metrics';
 export type { MetricsPoint, MetricsTimeline, QueueMetrics } from './metrics';

@@ -31,6 +31,8 @@ export interface HeartbeatSnapshot {
   quiet: boolean;
   /** Paused locally (worker.pause()). */
   paused: boolean;
+  /** Where Redis sees the worker's named (blocking) connection come from, when known. */
+  clientAddress?: string;
 }
 
 export interface HeartbeatConfig {
@@ -138,6 +140,7 @@ export class WorkerHeartbeat {
       lockRenewalFailures: this.lockRenewalFailures,
       quiet: snapshot.quiet ? 1 : 0,
       paused: snapshot.paused ? 1 : 0,
+      addr: snapshot.clientAddress ?? '',
       startedAt: this.startedAt,
       lastHeartbeat: now,
       interval: this.config.intervalMs,

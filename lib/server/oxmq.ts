@@ -204,6 +204,11 @@ export function queueWorkers(queues: readonly QueueRef[]): Promise<QueueWorkers[
   return listWorkers(redis(), queues);
 }
 
+/** Workers of many queues: connections merged with OxMQ heartbeats (engine/admin/worker-roster.ts). */
+export function workerRoster(queues: readonly QueueRef[]) {
+  return admin.listWorkerRoster(redis(), queues);
+}
+
 /** The live OxMQ workers of one queue (heartbeat records), and commands to them. */
 export const workerControl = {
   list: (prefix: string, name: string, limit: number) =>
