@@ -51,6 +51,8 @@ export {
   QUEUE_PROBLEM_DEFAULTS,
   queueProblems,
 } from './queue-problems';
+export { missingWorkers, PROBLEM_SIGNAL_LIMITS, recentStalls } from './problem-signals';
+export type { MissingWorker, RecentStalls } from './problem-signals';
 export type {
   ProblemInput,
   ProblemOptions,

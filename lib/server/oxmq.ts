@@ -95,7 +95,9 @@ export function queueOverview(prefix: string, name: string): Promise<QueueOvervi
 
 /** Overviews of a page of queues: one CLIENT LIST for the page, not one per queue. */
 export function queueOverviews(queues: readonly QueueRef[]): Promise<QueueOverview[]> {
-  return admin.getQueueOverviews(redis(), queues);
+  return admin.getQueueOverviews(redis(), queues, {
+    oldBacklogMinutes: getEnv().OXMQ_OLD_BACKLOG_MINUTES,
+  });
 }
 
 export function hasQueue(prefix: string, name: string): Promise<boolean> {
