@@ -173,6 +173,9 @@ export interface MetricsListResponse {
 
 export type QueueMetricsResponse = import('@/engine/admin').QueueMetrics & { minutes: number };
 
+/** GET /api/metrics/total: completed and failed per minute summed over a page of queues. */
+export type TotalThroughputResponse = import('@/engine/admin').TotalThroughput;
+
 /** The data of every `event: events` message on GET /api/events. */
 export interface LiveEventsMessage {
   batches: import('@/engine/admin').LiveEventBatch[];

@@ -156,6 +156,8 @@ export type { QueueWorkerRoster, WorkerRosterKind, WorkerRosterRow } from './wor
 export type { CancelRequestOutcome } from '../backend/redis/worker-requests';
 export { clampMinutes, getQueueMetrics, METRICS_LIMITS, toTimeline } from './metrics';
 export type { MetricsPoint, MetricsTimeline, QueueMetrics } from './metrics';
+export { getTotalThroughput, sumTimelines } from './metrics-total';
+export type { TotalThroughput } from './metrics-total';
 export { eventsKey, latestEventIds, LIVE_EVENTS_LIMITS, readQueueEvents } from './live-events';
 export type { LiveEvent, LiveEventBatch } from './live-events';
 // ---- Prometheus scrape of queue state (docs/metrics.md, "Console") ----

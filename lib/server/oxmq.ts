@@ -223,6 +223,11 @@ export const workerControl = {
     admin.cancelActiveJob(redis(), prefix, name, jobId, reason),
 };
 
+/** Completed and failed per minute summed over the queues (engine/admin/metrics-total.ts). */
+export function totalThroughput(queues: readonly QueueRef[], minutes: number) {
+  return admin.getTotalThroughput(redis(), queues, { minutes });
+}
+
 export function queueMetrics(queue: QueueRef, minutes: number): Promise<QueueMetrics> {
   return getQueueMetrics(redis(), queue, { minutes });
 }
