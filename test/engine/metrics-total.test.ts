@@ -18,7 +18,9 @@ const countOf = (timeline: MetricsTimeline) =>
 describe('getTotalThroughput', () => {
   it('sums completed and failed over the queues that keep metrics, and counts them', async () => {
     const redis = track(rawClient());
-    const [a, b, none] = ['tp-a', 'tp-b', 'tp-none'].map((name) => uniqueQueueName(name));
+    const a = uniqueQueueName('tp-a');
+    const b = uniqueQueueName('tp-b');
+    const none = uniqueQueueName('tp-none');
     const finished: string[] = [];
     for (const [name, fail] of [
       [a, false],
@@ -49,7 +51,7 @@ describe('getTotalThroughput', () => {
 
     const total = await getTotalThroughput(
       redis,
-      [a!, b!, none!].map((name) => ({ prefix: 'bull', name })),
+      [a, b, none].map((name) => ({ prefix: 'bull', name })),
       { minutes: 60 },
     );
     expect(total).toMatchObject({ queues: 3, queuesWithMetrics: 2, minutes: 60 });
