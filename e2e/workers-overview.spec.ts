@@ -85,7 +85,7 @@ describe('Workers page in Chromium', () => {
     await row.waitFor({ timeout: 15_000 });
     await row.getByText(`${hostname()} · ${process.pid}`).waitFor();
     await row.getByRole('link', { name: job.id }).waitFor();
-    await row.getByText('roster-oxmq').waitFor();
+    await row.getByRole('cell', { name: 'roster-oxmq OxMQ' }).waitFor();
     const bullRow = section.locator('tr[data-worker="roster-bull"]');
     await bullRow.getByText('bullmq (no heartbeat)').waitFor();
     expect(await bullRow.getByRole('button').count()).toBe(0);

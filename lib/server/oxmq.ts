@@ -90,7 +90,9 @@ export function discoverQueues(): Promise<QueueList> {
 }
 
 export function queueOverview(prefix: string, name: string): Promise<QueueOverview> {
-  return getQueueOverview(redis(), prefix, name);
+  return getQueueOverview(redis(), prefix, name, {
+    oldBacklogMinutes: getEnv().OXMQ_OLD_BACKLOG_MINUTES,
+  });
 }
 
 /** Overviews of a page of queues: one CLIENT LIST for the page, not one per queue. */

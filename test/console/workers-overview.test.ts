@@ -189,7 +189,7 @@ describe('a console with its own prefix and OXMQ_OLD_BACKLOG_MINUTES=2', () => {
       t.pending + t.points.reduce((s, p) => s + p.count, 0);
     expect(sum(total.completed)).toBe(2);
     expect(sum(total.failed)).toBe(1);
-    expect((await own.get('/api/metrics/total?minutes=zero')).status).toBe(400);
+    expect((await own.get('/api/metrics/total?minutes=zero')).status).toBe(422);
   });
 
   it('reports an old backlog past OXMQ_OLD_BACKLOG_MINUTES', async () => {
