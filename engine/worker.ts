@@ -666,8 +666,8 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
 
   /**
    * `job.signal`: the signal the processor got when it takes one; otherwise one made on first
-   * use, so a processor of one parameter that watches job.signal is cancellable too while the
-   * others still cost no object per job.
+   * use, so a processor of one parameter that watches job.signal is cancellable too, while one
+   * that never reads it costs no AbortController per job.
    */
   private jobSignal(flight: Flight, given: AbortSignal): AbortSignal {
     if (flight.controller) return flight.controller.signal;
