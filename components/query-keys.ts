@@ -66,6 +66,8 @@ export const queryKeys = {
       ['metrics', 'list', { minutes, page, pageSize }] as const,
     queue: (prefix: string, name: string, minutes: number) =>
       ['metrics', 'queue', prefix, name, { minutes }] as const,
+    total: (minutes: number, page: number, pageSize: number) =>
+      ['metrics', 'total', { minutes, page, pageSize }] as const,
   },
   audit: {
     all: ['audit'] as const,

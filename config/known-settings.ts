@@ -162,6 +162,12 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
     readBy: ['console', 'launcher'],
   },
   {
+    name: 'OXMQ_OLD_BACKLOG_MINUTES',
+    default: '`10`',
+    doc: 'A waiting job older than this many minutes makes the overview report an old backlog (1 to 10080).',
+    readBy: ['console', 'launcher'],
+  },
+  {
     name: 'OXMQ_AUDIT_RETENTION_DAYS',
     default: '`90`',
     doc: 'Audit entries older than this many days are trimmed (each stream also keeps a bounded count).',

@@ -112,7 +112,7 @@ describe('live pages in Chromium', () => {
       .locator(`section[data-queue="${liveName}"]`)
       .getByText(/No worker is connected/)
       .waitFor();
-    await screenshot(page, 'workers.png');
+    await screenshot(page, 'workers-connected.png');
     await context.close();
   });
 

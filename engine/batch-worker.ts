@@ -10,7 +10,7 @@
  * keeps its own lock (renewed together), stalled recovery, events, priorities, delays, groups
  * and rate limits: a rate limit counts every job of a batch.
  */
-import { Job } from './job';
+import { Job, processingSignals } from './job';
 import { keepRule } from './keep-jobs';
 import {
   ValidationError,
@@ -148,6 +148,9 @@ export class BatchWorker<
       this.lockRenewer.track(job.id, token);
       return this.inFlight.start(job.id, token);
     });
+    // job.signal of a batch's jobs: the signal the batch processor gets (the worker's).
+    const batchSignal = () => this.abort.signal;
+    for (const job of jobs) processingSignals.set(job, batchSignal);
     try {
       for (const job of jobs) {
         this.emit('active', job, 'waiting');
@@ -180,6 +183,7 @@ export class BatchWorker<
         }
         this.inFlight.end(flight);
       }
+      for (const job of jobs) processingSignals.delete(job);
     }
   }
 

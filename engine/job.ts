@@ -32,6 +32,13 @@ export type ParentLink = ParentLinkFields;
  */
 export const movedByProcessor = new WeakSet<Job>();
 
+/**
+ * Jobs a worker is processing now, each with where its AbortSignal comes from (`job.signal`).
+ * Apart from the Job's own fields so that a job read by a Queue carries nothing for it, and the
+ * signal itself is made only when a processor asks (see Worker.signalSource).
+ */
+export const processingSignals = new WeakMap<Job, () => AbortSignal>();
+
 /** What Job.create and Job.createBulk add through (a Queue). */
 export interface JobAdder<T, R, N extends string> {
   add(name: N, data: T, opts?: JobsOptions): Promise<Job<T, R, N>>;
@@ -76,6 +83,16 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
   /** The lock token while a worker runs the job. */
   token?: string;
   private discarded = false;
+
+  /**
+   * OxMQ: while a worker processes the job, the attempt's AbortSignal, the same one the processor
+   * gets as its third argument: worker.cancelJob and queue.cancelJob abort it, and so does the
+   * worker's close(true). Undefined outside processing (a job read by a Queue, or after the
+   * processor returned).
+   */
+  get signal(): AbortSignal | undefined {
+    return processingSignals.get(this)?.();
+  }
 
   constructor(
     protected readonly scope: JobScope,

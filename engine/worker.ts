@@ -14,7 +14,7 @@ import {
   UnrecoverableError,
   ValidationError,
 } from './errors';
-import { Job, movedByProcessor } from './job';
+import { Job, movedByProcessor, processingSignals } from './job';
 import type { JobFinishingContext, JobScope } from './job-scope';
 import { JobScheduler } from './job-scheduler';
 import { keepRule } from './keep-jobs';
@@ -23,6 +23,7 @@ import { LockRenewer } from './maintenance/lock-renewer';
 import { StalledChecker } from './maintenance/stalled-checker';
 import { SandboxAbortedError } from './sandbox/errors';
 import { resolveProcessorFile, SandboxedProcessor } from './sandbox/sandboxed-processor';
+import { clientAddress } from './worker/client-address';
 import { Deadline } from './worker/deadline';
 import { HEARTBEAT_MAX_LISTED_JOBS, WorkerHeartbeat } from './worker/heartbeat';
 import { planFailure } from './worker/failure-plan';
@@ -299,6 +300,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
           active: this.inFlight.size,
           quiet: this.quiet,
           paused: this.paused,
+          clientAddress: clientAddress(this.blockingConnection.client),
         }),
         cancel: (jobId, reason) => this.cancelJob(jobId, reason === '' ? undefined : reason),
         setQuiet: (quiet) => this.setQuiet(quiet),
@@ -610,6 +612,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
       this.lockRenewer.track(job.id, token);
       const flight = this.inFlight.start(job.id, token);
       const signal = this.signalFor(flight);
+      processingSignals.set(job, () => this.jobSignal(flight, signal));
       if (this.graceful?.deadline.hasPassed()) {
         // Fetched by a completion sent before closeGracefully, arriving after its deadline.
         await this.giveBack(flight).finally(() => this.inFlight.end(flight));
@@ -646,6 +649,7 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
         this.inFlight.end(flight);
       }
     } finally {
+      processingSignals.delete(job);
       this.attempts.end(job);
     }
   }
@@ -656,6 +660,18 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
    */
   private signalFor(flight: Flight): AbortSignal {
     if (!this.processorTakesSignal || this.abort.signal.aborted) return this.abort.signal;
+    flight.controller = new AbortController();
+    return flight.controller.signal;
+  }
+
+  /**
+   * `job.signal`: the signal the processor got when it takes one; otherwise one made on first
+   * use, so a processor of one parameter that watches job.signal is cancellable too, while one
+   * that never reads it costs no AbortController per job.
+   */
+  private jobSignal(flight: Flight, given: AbortSignal): AbortSignal {
+    if (flight.controller) return flight.controller.signal;
+    if (this.processorTakesSignal || this.abort.signal.aborted) return given;
     flight.controller = new AbortController();
     return flight.controller.signal;
   }
@@ -909,7 +925,8 @@ export class Worker<DataType = any, ReturnType = any, NameType extends string = 
    * Aborts the AbortSignal of a job this worker is running (the processor's third argument), with
    * `reason` as signal.reason. The job's fate is its processor's: a rejection is a failed attempt
    * (retried while attempts remain), a return completes it. False when the job is not running
-   * here, or its processor takes no signal (declares fewer than three parameters).
+   * here, or its processor takes no signal (declares fewer than three parameters) and has not
+   * read `job.signal`.
    */
   cancelJob(jobId: string, reason?: string): boolean {
     return this.inFlight.cancel(jobId, reason);

@@ -135,8 +135,11 @@ export type {
   QueueWorkers,
 } from '@/engine/admin';
 
+export type { QueueWorkerRoster, WorkerRosterKind, WorkerRosterRow } from '@/engine/admin';
+
+/** GET /api/workers: each queue's connections and its workers merged with their heartbeats. */
 export interface WorkersResponse {
-  queues: import('@/engine/admin').QueueWorkers[];
+  queues: import('@/engine/admin').QueueWorkerRoster[];
   total: number;
   page: number;
   pageSize: number;
@@ -173,6 +176,9 @@ export interface MetricsListResponse {
 }
 
 export type QueueMetricsResponse = import('@/engine/admin').QueueMetrics & { minutes: number };
+
+/** GET /api/metrics/total: completed and failed per minute summed over a page of queues. */
+export type TotalThroughputResponse = import('@/engine/admin').TotalThroughput;
 
 /** The data of every `event: events` message on GET /api/events. */
 export interface LiveEventsMessage {

@@ -5,7 +5,8 @@
   KEYS[1] Q oxmq:worker:<workerId> (hash)  KEYS[2] Q oxmq:workers (zset)
   KEYS[3] Q oxmq:worker:<workerId>:cancel (hash jobId -> reason)
   ARGV[1] workerId  ARGV[2] now (ms)  ARGV[3] ttl (ms)  ARGV[4] JSON object of the record's fields
-  ARGV[5] Q (the queue's base key)
+  ARGV[5] Q (the queue's base key)  ARGV[6] how long (ms) the entry of a worker that stopped
+  beating stays in the index after its last beat, so a console can tell it went missing
 
   Returns { command or false, { jobId, reason, ... } }: the pending command (`quiet` / `resume`)
   and the cancel requests, which are deleted as they are handed over.
@@ -20,8 +21,11 @@ redis.call("HSET", KEYS[1], unpack(flat))
 redis.call("PEXPIRE", KEYS[1], ARGV[3])
 redis.call("ZADD", KEYS[2], ARGV[2], ARGV[1])
 
--- Each worker's record has its own TTL, so the index is pruned by record, oldest first, bounded.
-local oldest = redis.call("ZRANGE", KEYS[2], 0, 19)
+-- Each worker's record has its own TTL, so the index is pruned by record, oldest first, bounded;
+-- only entries whose last beat is older than ARGV[6]: until then a dead worker's entry is how
+-- the console knows it went missing (engine/admin/problem-signals.ts).
+local oldest = redis.call("ZRANGEBYSCORE", KEYS[2], "-inf", tonumber(ARGV[2]) - tonumber(ARGV[6]),
+  "LIMIT", 0, 20)
 for _, id in ipairs(oldest) do
   if redis.call("EXISTS", ARGV[5] .. "oxmq:worker:" .. id) == 0 then
     redis.call("ZREM", KEYS[2], id)

@@ -6,6 +6,7 @@ import { BatchWorker, Worker, type BatchProcessor, type Job, type WorkerOptions 
 import type { Logger } from './logger';
 import type { LoadedProcessor } from './processor-module';
 import type { SandboxMode } from './processor-options';
+import { moduleWorkerName } from './worker-name';
 
 export type HostedState = 'starting' | 'running' | 'closing' | 'closed';
 
@@ -61,6 +62,7 @@ export class ProcessorHost {
     const prefix = this.prefixOf(processor);
     const worker = createWorker(processor, {
       ...workerSettings,
+      name: workerSettings.name ?? moduleWorkerName(processor.file),
       connection: this.settings.redisUrl,
       prefix,
     });

@@ -12,6 +12,8 @@ export const PROBLEM_LABELS: Record<QueueProblem['kind'], string> = {
   'rate-limited': 'Rate-limited',
   'old-backlog': 'Old backlog',
   'failure-spike': 'Failure spike',
+  'stalled-recently': 'Stalled jobs',
+  'workers-missing-heartbeats': 'Workers missing',
 };
 
 export function queueHref(queue: { prefix: string; name: string }): string {

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { grafanaOverviewHref } from '@/lib/links';
 import { formatCount } from '@/lib/format-number';
 import { ExternalLink } from '../layout/external-link';
+import { TotalThroughput } from '../metrics/total-throughput';
 import { useConsoleLinks } from '../session/session-context';
 import { DiscoveryNotices } from './discovery-notices';
 import { ProblemStrip } from './problem-strip';
@@ -54,6 +55,7 @@ export function QueueOverviewList() {
       {data.queues.length > 0 && (
         <>
           <ProblemStrip queues={data.queues} />
+          <TotalThroughput />
           <form className="queue-view" role="search" onSubmit={(event) => event.preventDefault()}>
             <label>
               Sort by{' '}

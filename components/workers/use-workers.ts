@@ -3,11 +3,12 @@ import { useQuery } from '@tanstack/react-query';
 import type { WorkersResponse } from '@/lib/api-types';
 import { getJson } from '../api-client';
 import { queryKeys } from '../query-keys';
-import { usePollingInterval } from '../settings/polling';
+import { useUnannouncedPollingInterval } from '../settings/polling';
 
 export function useWorkers(page = 1, pageSize = 100) {
-  // Workers connecting or leaving emit no queue event: this list always polls.
-  const refetchInterval = usePollingInterval();
+  // Workers connecting or leaving and their heartbeats emit no queue event: this list polls at
+  // the user's interval even while live events are open (they never refresh it).
+  const refetchInterval = useUnannouncedPollingInterval();
   return useQuery({
     queryKey: queryKeys.workers.list(page, pageSize),
     queryFn: ({ signal }) =>

@@ -1,12 +1,14 @@
 'use client';
 import { formatCount } from '@/lib/format-number';
 import Link from 'next/link';
-import type { QueueWorkers } from '@/lib/api-types';
-import { formatSeconds } from './duration';
+import type { QueueWorkerRoster } from '@/lib/api-types';
+import { useWorkerCommand } from './use-worker-command';
 import { useWorkers } from './use-workers';
+import { WorkerRosterTable } from './worker-roster-table';
 
 export function WorkersList() {
-  const { data, error, isPending } = useWorkers();
+  const { data, error, isPending, dataUpdatedAt } = useWorkers();
+  const command = useWorkerCommand();
   if (isPending) return <p aria-live="polite">Loading workers…</p>;
   if (error) {
     return (
@@ -16,6 +18,7 @@ export function WorkersList() {
     );
   }
   const connected = data.queues.reduce((sum, queue) => sum + queue.workers.length, 0);
+  const workers = data.queues.reduce((sum, queue) => sum + queue.rows.length, 0);
   return (
     <>
       {!data.complete && (
@@ -24,25 +27,51 @@ export function WorkersList() {
         </p>
       )}
       <p>
-        {formatCount(connected)} {connected === 1 ? 'connection' : 'connections'} across{' '}
-        {formatCount(data.queues.length)} {data.queues.length === 1 ? 'queue' : 'queues'}
+        {formatCount(workers)} {workers === 1 ? 'worker' : 'workers'} ({formatCount(connected)}{' '}
+        {connected === 1 ? 'connection' : 'connections'}) across {formatCount(data.queues.length)}{' '}
+        {data.queues.length === 1 ? 'queue' : 'queues'}
         {data.total > data.queues.length &&
           ` (showing ${formatCount(data.queues.length)} of ${formatCount(data.total)})`}
-        . Workers are recognised by their Redis client names, as bullmq and Bull-Board do.
+        . Workers are recognised by their Redis client names, as bullmq and Bull-Board do; OxMQ
+        workers also by their heartbeats, which add what they run.
       </p>
+      {command.error && (
+        <p role="alert" className="notice error">
+          {command.error.message}
+        </p>
+      )}
+      {command.isSuccess && (
+        <p role="status" className="notice">
+          Sent; the worker acts on it at its next heartbeat.
+        </p>
+      )}
       {data.queues.length === 0 ? (
         <p>No queues found under the configured prefixes.</p>
       ) : (
         data.queues.map((queue) => (
-          <QueueWorkersTable key={`${queue.prefix}:${queue.name}`} queue={queue} />
+          <QueueWorkersTable
+            key={`${queue.prefix}:${queue.name}`}
+            queue={queue}
+            command={command}
+            now={dataUpdatedAt}
+          />
         ))
       )}
     </>
   );
 }
 
-function QueueWorkersTable({ queue }: { queue: QueueWorkers }) {
+function QueueWorkersTable({
+  queue,
+  command,
+  now,
+}: {
+  queue: QueueWorkerRoster;
+  command: ReturnType<typeof useWorkerCommand>;
+  now: number;
+}) {
   const headingId = `workers-${queue.prefix}-${queue.name}`;
+  const count = queue.rows.length;
   return (
     <section className="card workers-card" aria-labelledby={headingId} data-queue={queue.name}>
       <div className="card-head">
@@ -50,8 +79,8 @@ function QueueWorkersTable({ queue }: { queue: QueueWorkers }) {
           <span className="prefix">{queue.prefix}:</span>
           {queue.name}
         </h2>
-        <span className={`badge ${queue.workers.length === 0 ? 'paused' : 'ok'}`}>
-          {formatCount(queue.workers.length)} {queue.workers.length === 1 ? 'worker' : 'workers'}
+        <span className={`badge ${count === 0 ? 'paused' : 'ok'}`}>
+          {formatCount(count)} {count === 1 ? 'worker' : 'workers'}
         </span>
         <Link
           className="card-link"
@@ -60,36 +89,17 @@ function QueueWorkersTable({ queue }: { queue: QueueWorkers }) {
           Metrics<span className="visually-hidden"> of {queue.name}</span>
         </Link>
       </div>
-      {queue.workers.length === 0 ? (
+      {count === 0 ? (
         <p className="muted">No worker is connected: jobs of this queue are not being processed.</p>
       ) : (
-        <div className="table-scroll">
-          <table>
-            <caption className="visually-hidden">Workers of {queue.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Address</th>
-                <th scope="col">Connected for</th>
-                <th scope="col">Idle</th>
-                <th scope="col">Client id</th>
-              </tr>
-            </thead>
-            <tbody>
-              {queue.workers.map((worker) => (
-                <tr key={worker.id} data-worker={worker.workerName ?? ''}>
-                  <td>{worker.workerName ?? <span className="muted">(unnamed)</span>}</td>
-                  <td>
-                    <code>{worker.addr}</code>
-                  </td>
-                  <td>{formatSeconds(worker.age)}</td>
-                  <td>{formatSeconds(worker.idle)}</td>
-                  <td>{worker.id}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <WorkerRosterTable queue={queue} command={command} now={now} />
+      )}
+      {queue.heartbeatTotal > queue.rows.filter((row) => row.kind === 'oxmq').length && (
+        <p className="muted">
+          {formatCount(queue.heartbeatTotal)} heartbeat index entries: the most recent{' '}
+          {formatCount(queue.rows.filter((row) => row.kind === 'oxmq').length)} live ones are shown
+          (the others expired or were cut).
+        </p>
       )}
     </section>
   );

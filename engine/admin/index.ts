@@ -51,6 +51,8 @@ export {
   QUEUE_PROBLEM_DEFAULTS,
   queueProblems,
 } from './queue-problems';
+export { missingWorkers, PROBLEM_SIGNAL_LIMITS, recentStalls } from './problem-signals';
+export type { MissingWorker, RecentStalls } from './problem-signals';
 export type {
   ProblemInput,
   ProblemOptions,
@@ -166,9 +168,13 @@ export {
   WORKER_HEARTBEAT_LIMITS,
 } from './worker-heartbeats';
 export type { WorkerHeartbeatList, WorkerHeartbeatRecord } from './worker-heartbeats';
+export { listWorkerRoster, mergeWorkers, WORKER_ROSTER_LIMITS } from './worker-roster';
+export type { QueueWorkerRoster, WorkerRosterKind, WorkerRosterRow } from './worker-roster';
 export type { CancelRequestOutcome } from '../backend/redis/worker-requests';
 export { clampMinutes, getQueueMetrics, METRICS_LIMITS, toTimeline } from './metrics';
 export type { MetricsPoint, MetricsTimeline, QueueMetrics } from './metrics';
+export { getTotalThroughput, sumTimelines } from './metrics-total';
+export type { TotalThroughput } from './metrics-total';
 export { eventsKey, latestEventIds, LIVE_EVENTS_LIMITS, readQueueEvents } from './live-events';
 export type { LiveEvent, LiveEventBatch } from './live-events';
 // ---- Prometheus scrape of queue state (docs/metrics.md, "Console") ----

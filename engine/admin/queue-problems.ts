@@ -1,11 +1,21 @@
 /**
  * What is wrong with a queue, in words: computed from what an overview has already read (counts,
- * meta, the limiter's TTL, the connected workers, the metrics lists and the oldest waiting job's
- * timestamp), so finding problems costs Redis nothing more than the overview itself.
+ * meta, the limiter's TTL, the connected workers, the metrics lists, the oldest waiting job's
+ * timestamp, and the two bounded reads of problem-signals.ts: recent stalls and OxMQ workers
+ * that stopped beating).
  */
 
+import { HEARTBEAT_INDEX_KEEP_MS } from '../worker/heartbeat';
+import { PROBLEM_SIGNAL_LIMITS } from './problem-signals';
+
 export type QueueProblemKind =
-  'no-worker' | 'paused' | 'rate-limited' | 'old-backlog' | 'failure-spike';
+  | 'no-worker'
+  | 'paused'
+  | 'rate-limited'
+  | 'old-backlog'
+  | 'failure-spike'
+  | 'stalled-recently'
+  | 'workers-missing-heartbeats';
 
 /** critical: jobs will not run until someone acts; warning: they run late or fail more; info: by choice. */
 export type QueueProblemSeverity = 'critical' | 'warning' | 'info';
@@ -42,6 +52,10 @@ export interface ProblemInput {
    * finished since the last closed minute; null when the queue keeps no metrics.
    */
   failedMetrics: { newestFirst: readonly number[]; pending: number } | null;
+  /** `stalled` events of the last STALLED_WINDOW_MINUTES (problem-signals.ts); absent: not read. */
+  recentStalls?: { count: number; capped: boolean };
+  /** OxMQ workers that stopped beating recently (problem-signals.ts); absent: not read. */
+  missingWorkers?: number;
 }
 
 export interface ProblemOptions {
@@ -92,6 +106,27 @@ export function queueProblems(input: ProblemInput, opts: ProblemOptions = {}): Q
         message: `The oldest waiting job was added ${ageMinutes} min ago (over ${oldMinutes} min).`,
       });
     }
+  }
+  const stalls = input.recentStalls;
+  if (stalls && stalls.count > 0) {
+    problems.push({
+      kind: 'stalled-recently',
+      severity: 'warning',
+      message:
+        `${plural(stalls.count, 'job', 'jobs')}${stalls.capped ? ' or more' : ''} stalled in the ` +
+        `last ${PROBLEM_SIGNAL_LIMITS.stalledWindowMinutes} min: a worker lost their locks ` +
+        '(killed, or its event loop blocked) and they went back to wait.',
+    });
+  }
+  if (input.missingWorkers !== undefined && input.missingWorkers > 0) {
+    problems.push({
+      kind: 'workers-missing-heartbeats',
+      severity: 'warning',
+      message:
+        `${plural(input.missingWorkers, 'OxMQ worker', 'OxMQ workers')} stopped sending ` +
+        `heartbeats in the last ${HEARTBEAT_INDEX_KEEP_MS / 60_000} min without closing ` +
+        '(killed, its machine gone, or its event loop blocked).',
+    });
   }
   const spike = failureSpike(input.failedMetrics);
   if (spike) {

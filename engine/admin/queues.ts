@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import type { Metrics } from '../backend/queue-backend';
 import type { WorkerInfo } from '../queue';
 import { queueHandle } from './queue-handle';
+import { missingWorkers, recentStalls } from './problem-signals';
 import { FAILURE_SPIKE_MINUTES, queueProblems, type QueueProblem } from './queue-problems';
 import { listWorkers } from './workers';
 
@@ -169,7 +170,8 @@ export async function getQueueOverview(
   // Failed metrics are read a little further back than the sparkline shows, so a failure spike
   // (the last minutes against the hour before) comes from the same one LRANGE.
   const failedMinutes = Math.max(minutes, FAILURE_SPIKE_MINUTES);
-  const [counts, meta, rateLimitTtl, workers, completed, failed, oldestWaitingAt] =
+  const now = opts.now ?? Date.now();
+  const [counts, meta, rateLimitTtl, workers, completed, failed, oldestWaitingAt, stalls, missing] =
     await Promise.all([
       queue.getJobCounts(...QUEUE_COUNT_STATES),
       queue.getMeta(),
@@ -178,6 +180,8 @@ export async function getQueueOverview(
       queue.getMetrics('completed', 0, minutes - 1),
       queue.getMetrics('failed', 0, failedMinutes - 1),
       oldestWaitingTimestamp(client, queue.toKey('wait'), queue.keys.base),
+      recentStalls(client, queue.keys, now),
+      missingWorkers(client, queue.keys, now),
     ]);
   const max = numberOrNull(meta.max);
   const duration = numberOrNull(meta.duration);
@@ -193,8 +197,10 @@ export async function getQueueOverview(
       workerCount: workers.length,
       oldestWaitingAt,
       failedMetrics: { newestFirst: failed.data, pending: pendingOf(failed) },
+      recentStalls: stalls,
+      missingWorkers: missing.length,
     },
-    { now: opts.now, oldBacklogMinutes: opts.oldBacklogMinutes },
+    { now, oldBacklogMinutes: opts.oldBacklogMinutes },
   );
   return {
     prefix,

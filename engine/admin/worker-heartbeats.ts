@@ -43,6 +43,11 @@ export interface WorkerHeartbeatRecord {
   lastHeartbeat: number;
   /** The worker's heartbeat interval (ms); the record expires after three of them. */
   heartbeatInterval: number;
+  /**
+   * Where Redis sees the worker's named connection come from (CLIENT LIST's `addr`), as the
+   * worker saw it; undefined when unknown (older workers, a unix socket).
+   */
+  clientAddress?: string;
 }
 
 export interface WorkerHeartbeatList {
@@ -102,6 +107,7 @@ function toRecord(hash: Record<string, string>): WorkerHeartbeatRecord | undefin
     heartbeatInterval: int(hash.interval),
   };
   if (hash.name) record.workerName = hash.name;
+  if (hash.addr) record.clientAddress = hash.addr;
   return record;
 }
 

@@ -31,14 +31,24 @@ export interface SandboxedJob<DataType = any, ReturnType = any> extends Omit<
   getIgnoredChildrenFailures(): Promise<Record<string, string>>;
   getFailedChildrenValues(): Promise<Record<string, string>>;
   getDependenciesCount(opts?: DependencyCountsOpts): Promise<DependencyCounts>;
+  /**
+   * While the job is processed, the AbortSignal the processor gets as its third argument (the
+   * parent's worker.cancelJob / queue.cancelJob abort it); undefined once it returned.
+   */
+  signal?: AbortSignal;
 }
 
 /** Sends one method call to the parent; resolves with its answer. */
 export type CallParent = (method: SandboxJobMethod, ...args: unknown[]) => Promise<unknown>;
 
-export function createSandboxedJob(fields: SandboxJobFields, call: CallParent): SandboxedJob {
+export function createSandboxedJob(
+  fields: SandboxJobFields,
+  call: CallParent,
+  signal?: AbortSignal,
+): SandboxedJob {
   const job: SandboxedJob = {
     ...fields,
+    signal,
     async updateProgress(progress) {
       await call('updateProgress', progress);
       job.progress = progress;

@@ -134,14 +134,17 @@ function main(): void {
   const run = async (fields: SandboxJobFields, token: string) => {
     let reply: ChildToParent;
     cancellation = new AbortController();
+    let job: SandboxedJob | undefined;
     try {
       if (!processor) throw new Error('OxMQ sandbox child got a job before it was ready');
-      const job = createSandboxedJob(fields, call);
+      job = createSandboxedJob(fields, call, cancellation.signal);
       reply = completedReply(await processor(job, token, cancellation.signal));
     } catch (error) {
       reply = { type: 'failed', error: serializeError(error) };
     } finally {
       cancellation = undefined;
+      // As in-process: job.signal is there only while the job is processed.
+      if (job) job.signal = undefined;
     }
     await channel.send(reply);
   };

@@ -20,6 +20,11 @@ import {
 export const HEARTBEAT_MAX_LISTED_JOBS = 100;
 /** A record lives this many intervals without a beat. */
 export const HEARTBEAT_TTL_INTERVALS = 3;
+/**
+ * How long the index keeps the entry of a worker that stopped beating without closing (killed,
+ * its machine gone), after its last beat: the window in which a console reports it missing.
+ */
+export const HEARTBEAT_INDEX_KEEP_MS = 15 * 60_000;
 
 /** What the worker is doing now, read at each beat. */
 export interface HeartbeatSnapshot {
@@ -31,6 +36,8 @@ export interface HeartbeatSnapshot {
   quiet: boolean;
   /** Paused locally (worker.pause()). */
   paused: boolean;
+  /** Where Redis sees the worker's named (blocking) connection come from, when known. */
+  clientAddress?: string;
 }
 
 export interface HeartbeatConfig {
@@ -138,6 +145,7 @@ export class WorkerHeartbeat {
       lockRenewalFailures: this.lockRenewalFailures,
       quiet: snapshot.quiet ? 1 : 0,
       paused: snapshot.paused ? 1 : 0,
+      addr: snapshot.clientAddress ?? '',
       startedAt: this.startedAt,
       lastHeartbeat: now,
       interval: this.config.intervalMs,
@@ -152,7 +160,14 @@ export class WorkerHeartbeat {
         workerCancelKey(this.keys, workerId),
       ],
       // Every value as a string: Lua would print a decoded number with 14 significant digits.
-      [workerId, now, this.ttlMs, JSON.stringify(stringValues(fields)), this.keys.base],
+      [
+        workerId,
+        now,
+        this.ttlMs,
+        JSON.stringify(stringValues(fields)),
+        this.keys.base,
+        HEARTBEAT_INDEX_KEEP_MS,
+      ],
     );
     return Array.isArray(reply) ? reply : [];
   }

@@ -22,7 +22,8 @@ export interface Flight {
   onDone?: () => void;
   /**
    * The job's own abort signal source, made only for a processor that takes a signal (bullmq's
-   * rule: a third parameter, or a sandboxed processor): worker.cancelJob aborts it.
+   * rule: a third parameter, or a sandboxed processor) or that reads `job.signal` (made then):
+   * worker.cancelJob aborts it.
    */
   controller?: AbortController;
 }
@@ -57,7 +58,7 @@ export class InFlightJobs {
 
   /**
    * Aborts the signal of a running job (worker.cancelJob); false when the job is not running
-   * here or its processor takes no signal. What the job becomes is up to its processor: a
+   * here or its processor takes no signal (and has not read job.signal). What the job becomes is up to its processor: a
    * rejection is an ordinary failed attempt, a return completes it.
    */
   cancel(jobId: string, reason?: unknown): boolean {

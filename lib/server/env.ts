@@ -79,6 +79,8 @@ const schema = z
     // Audit entries older than this are trimmed (engine/admin/audit.ts); the count caps too.
     OXMQ_AUDIT_RETENTION_DAYS: wholeNumber(1, 3_650, 90, 'days'),
     OXMQ_METRICS_MAX_QUEUES: wholeNumber(1, 100_000, 500, 'queues'),
+    // A waiting job older than this makes the overview's "old backlog" problem (a week at most).
+    OXMQ_OLD_BACKLOG_MINUTES: wholeNumber(1, 10_080, 10, 'minutes'),
     // Reverse proxies in front of the console that append to X-Forwarded-For; 0 means none, and
     // the header is then ignored (lib/server/sign-in/client-address.ts).
     OXMQ_TRUSTED_PROXY_HOPS: wholeNumber(0, 10, 0, 'proxies'),
@@ -116,6 +118,7 @@ export const CONSOLE_ENV_KEYS = [
   'OXMQ_METRICS_TOKEN',
   'OXMQ_METRICS_CACHE_MS',
   'OXMQ_METRICS_MAX_QUEUES',
+  'OXMQ_OLD_BACKLOG_MINUTES',
   'OXMQ_AUDIT_RETENTION_DAYS',
   'OXMQ_TRUSTED_PROXY_HOPS',
   'OXMQ_TRACE_URL',

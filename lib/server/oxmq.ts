@@ -96,12 +96,16 @@ export async function findJobEverywhere(id: string): Promise<admin.JobLocation[]
 }
 
 export function queueOverview(prefix: string, name: string): Promise<QueueOverview> {
-  return getQueueOverview(redis(), prefix, name);
+  return getQueueOverview(redis(), prefix, name, {
+    oldBacklogMinutes: getEnv().OXMQ_OLD_BACKLOG_MINUTES,
+  });
 }
 
 /** Overviews of a page of queues: one CLIENT LIST for the page, not one per queue. */
 export function queueOverviews(queues: readonly QueueRef[]): Promise<QueueOverview[]> {
-  return admin.getQueueOverviews(redis(), queues);
+  return admin.getQueueOverviews(redis(), queues, {
+    oldBacklogMinutes: getEnv().OXMQ_OLD_BACKLOG_MINUTES,
+  });
 }
 
 export function hasQueue(prefix: string, name: string): Promise<boolean> {
@@ -241,6 +245,11 @@ export function queueWorkers(queues: readonly QueueRef[]): Promise<QueueWorkers[
   return listWorkers(redis(), queues);
 }
 
+/** Workers of many queues: connections merged with OxMQ heartbeats (engine/admin/worker-roster.ts). */
+export function workerRoster(queues: readonly QueueRef[]) {
+  return admin.listWorkerRoster(redis(), queues);
+}
+
 /** The live OxMQ workers of one queue (heartbeat records), and commands to them. */
 export const workerControl = {
   list: (prefix: string, name: string, limit: number) =>
@@ -252,6 +261,11 @@ export const workerControl = {
   cancelJob: (prefix: string, name: string, jobId: string, reason: string) =>
     admin.cancelActiveJob(redis(), prefix, name, jobId, reason),
 };
+
+/** Completed and failed per minute summed over the queues (engine/admin/metrics-total.ts). */
+export function totalThroughput(queues: readonly QueueRef[], minutes: number) {
+  return admin.getTotalThroughput(redis(), queues, { minutes });
+}
 
 export function queueMetrics(queue: QueueRef, minutes: number): Promise<QueueMetrics> {
   return getQueueMetrics(redis(), queue, { minutes });

@@ -112,3 +112,18 @@ describe('metrics and link settings', () => {
     expect(spaced).toThrow(/OXMQ_TRACE_URL: must be an http/);
   });
 });
+
+describe('OXMQ_OLD_BACKLOG_MINUTES', () => {
+  it('defaults to 10 minutes and takes a whole number from 1 to 10080', async () => {
+    expect((await loadEnv(required))().OXMQ_OLD_BACKLOG_MINUTES).toBe(10);
+    expect(
+      (await loadEnv({ ...required, OXMQ_OLD_BACKLOG_MINUTES: ' 30 ' }))().OXMQ_OLD_BACKLOG_MINUTES,
+    ).toBe(30);
+    for (const bad of ['0', '1.5', 'ten', '10081']) {
+      const getEnv = await loadEnv({ ...required, OXMQ_OLD_BACKLOG_MINUTES: bad });
+      expect(getEnv).toThrow(
+        /OXMQ_OLD_BACKLOG_MINUTES: must be (a whole number of|from 1 to 10080) minutes/,
+      );
+    }
+  });
+});

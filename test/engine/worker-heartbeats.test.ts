@@ -16,6 +16,7 @@ import {
   type WorkerHeartbeatRecord,
 } from '../../engine/admin';
 import { OXMQ_VERSION } from '../../engine/version';
+import { HEARTBEAT_INDEX_KEEP_MS } from '../../engine/worker/heartbeat';
 import { startChildWorker, type ChildWorker } from '../helpers/child-worker';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
@@ -149,8 +150,20 @@ describe('worker heartbeats', () => {
     await waitFor(
       async () => (await listWorkerHeartbeats(redis, 'bull', name)).workers.length === 0,
     );
-    // Expired members are pruned by the next beat of any worker of the queue.
+    // The dead worker's entry stays in the index for a while after its last beat (so a console
+    // can say a worker went missing), even while another worker of the queue beats.
     const other = track(new Worker(name, async () => 1, { ...connection(), heartbeatInterval }));
+    await afterBeats(redis, name, 2);
+    const { workers, total } = await listWorkerHeartbeats(redis, 'bull', name);
+    expect(total).toBe(2);
+    expect(workers.map((worker) => worker.id)).toEqual([other.id]);
+    // Once its last beat is older than HEARTBEAT_INDEX_KEEP_MS, the next beat of any worker
+    // prunes it: moved back here rather than waited for.
+    await redis.zadd(
+      `bull:${name}:oxmq:workers`,
+      Date.now() - HEARTBEAT_INDEX_KEEP_MS - 1_000,
+      record.id,
+    );
     await waitFor(async () => {
       const { workers, total } = await listWorkerHeartbeats(redis, 'bull', name);
       return total === 1 && workers[0]?.id === other.id;

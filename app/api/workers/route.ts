@@ -1,7 +1,10 @@
-/** GET /api/workers: connected workers of every discovered queue, from one CLIENT LIST. */
+/**
+ * GET /api/workers: the workers of every discovered queue (a page of them): connections from one
+ * CLIENT LIST, merged with OxMQ heartbeat records into one row per worker.
+ */
 import type { WorkersResponse } from '@/lib/api-types';
 import { pageQuery, withRoute } from '@/lib/server/api';
-import { discoverQueues, queueWorkers } from '@/lib/server/oxmq';
+import { discoverQueues, workerRoster } from '@/lib/server/oxmq';
 
 export const dynamic = 'force-dynamic';
 
@@ -11,7 +14,7 @@ export const GET = withRoute(
     const { queues, complete } = await discoverQueues();
     const start = (query.page - 1) * query.pageSize;
     return {
-      queues: await queueWorkers(queues.slice(start, start + query.pageSize)),
+      queues: await workerRoster(queues.slice(start, start + query.pageSize)),
       total: queues.length,
       page: query.page,
       pageSize: query.pageSize,
