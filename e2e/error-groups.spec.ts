@@ -6,12 +6,13 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Queue, Worker } from '../engine';
 import { OPERATOR } from '../test/console/users';
 import { redisOptions, sleep, uniqueQueueName, waitFor } from '../test/helpers/redis';
 import { launchChromium } from './browser';
+import { signIn } from './sign-in';
 
 const ARTIFACTS = path.resolve('e2e/artifacts');
 const baseUrl = inject('consoleUrl');
@@ -56,19 +57,11 @@ afterAll(async () => {
   await queue?.close();
 });
 
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${baseUrl}/login`);
-  await page.getByLabel('Username').fill(OPERATOR.username);
-  await page.getByLabel('Password').fill(OPERATOR.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Queues' }).waitFor();
-}
-
 describe('error groups in Chromium', () => {
   it('groups the failed tab by error, scans on by itself, and retries one group', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
     const page = await context.newPage();
-    await signIn(page);
+    await signIn(page, baseUrl, OPERATOR);
     // Each scan call asks for fewer jobs and answers a little late, so the page has to make
     // successive calls and shows how far it got in between.
     const calls: string[] = [];

@@ -15,6 +15,7 @@ import { redisOptions, uniqueQueueName, waitFor } from '../test/helpers/redis';
 import { GRAFANA_BASE, traceUrlFor } from '../test/console/links-env';
 import { OPERATOR, VIEWER } from '../test/console/users';
 import { launchChromium } from './browser';
+import { signIn } from './sign-in';
 
 const ARTIFACTS = path.resolve('e2e/artifacts');
 const baseUrl = inject('consoleUrl');
@@ -27,14 +28,6 @@ let flows: FlowProducer;
 
 async function screenshot(page: Page, file: string): Promise<void> {
   await page.screenshot({ path: path.join(ARTIFACTS, file), fullPage: true });
-}
-
-async function signIn(page: Page, user: { username: string; password: string }): Promise<void> {
-  await page.goto(`${baseUrl}/login`);
-  await page.getByLabel('Username').fill(user.username);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Queues' }).waitFor();
 }
 
 const jobUrl = (id: string) => `${baseUrl}/queues/bull/${name}/jobs/${id}`;
@@ -78,7 +71,7 @@ describe('job page in Chromium', () => {
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    await signIn(page, OPERATOR);
+    await signIn(page, baseUrl, OPERATOR);
     await page.goto(jobUrl(job.id));
     await page.getByTestId('job-state').filter({ hasText: 'failed' }).waitFor();
     await page.getByTestId('failed-reason').filter({ hasText: 'token=[redacted]' }).waitFor();
@@ -124,7 +117,7 @@ describe('job page in Chromium', () => {
     await waitFor(async () => (await queue.getJobState(job.id)) === 'completed');
     const context = await browser.newContext();
     const page = await context.newPage();
-    await signIn(page, VIEWER);
+    await signIn(page, baseUrl, VIEWER);
     await page.goto(jobUrl(job.id));
     await page.getByTestId('job-state').filter({ hasText: 'completed' }).waitFor();
     for (const label of ['Retry', 'Duplicate', 'Remove', 'Edit data']) {
@@ -144,7 +137,7 @@ describe('job page in Chromium', () => {
     const child = tree.children![0]!.job;
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    await signIn(page, VIEWER);
+    await signIn(page, baseUrl, VIEWER);
     await page.goto(jobUrl(child.id));
     const link = page.getByTestId('trace-link');
     await link.waitFor();
@@ -186,7 +179,7 @@ describe('job page in Chromium', () => {
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    await signIn(page, OPERATOR);
+    await signIn(page, baseUrl, OPERATOR);
     await page.goto(jobUrl(child.id));
     // The parent link, then the way to the whole flow.
     await page.getByRole('link', { name: `${name}:${tree.job.id}` }).waitFor();
@@ -215,7 +208,7 @@ describe('job page in Chromium', () => {
       const tree = await flows.add({ name: 'big', queueName: still.name, data: {}, children });
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       const page = await context.newPage();
-      await signIn(page, OPERATOR);
+      await signIn(page, baseUrl, OPERATOR);
       await page.goto(`${baseUrl}/flows/bull/${still.name}/${tree.job.id}`);
       const nodes = page.getByTestId('flow-node');
       // The graph route reads at most 20 children per node: the root + 20.

@@ -12,6 +12,7 @@ import { Queue, Worker } from '../engine';
 import { redisOptions, uniqueQueueName, waitFor } from '../test/helpers/redis';
 import { VIEWER } from '../test/console/users';
 import { launchChromium } from './browser';
+import { signIn } from './sign-in';
 
 const ARTIFACTS = path.resolve('e2e/artifacts');
 const baseUrl = inject('consoleUrl');
@@ -27,14 +28,6 @@ async function screenshot(page: Page, file: string): Promise<void> {
 }
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
-
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${baseUrl}/login`);
-  await page.getByLabel('Username').fill(VIEWER.username);
-  await page.getByLabel('Password').fill(VIEWER.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Queues' }).waitFor();
-}
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -73,7 +66,7 @@ describe('live pages in Chromium', () => {
     // Polling off: only the event stream can make the new count appear.
     await context.addInitScript(() => window.localStorage.setItem('oxmq.pollingMs', '0'));
     const page = await context.newPage();
-    await signIn(page);
+    await signIn(page, baseUrl, VIEWER);
     const card = page.locator(`section[data-queue="${liveName}"]`);
     const waiting = (n: number) =>
       card
@@ -101,7 +94,7 @@ describe('live pages in Chromium', () => {
   it('shows the worker on the workers page', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
-    await signIn(page);
+    await signIn(page, baseUrl, VIEWER);
     await nav(page).getByRole('link', { name: 'Workers', exact: true }).click();
     await page.getByRole('heading', { name: 'Workers', level: 1 }).waitFor();
     const section = page.locator(`section[data-queue="${metricsName}"]`);
@@ -122,7 +115,7 @@ describe('live pages in Chromium', () => {
       colorScheme: 'dark',
     });
     const page = await context.newPage();
-    await signIn(page);
+    await signIn(page, baseUrl, VIEWER);
     await nav(page).getByRole('link', { name: 'Metrics', exact: true }).click();
     await page.getByRole('heading', { name: 'Metrics', level: 1 }).waitFor();
     const section = page.locator(`section[data-queue="${metricsName}"]`);

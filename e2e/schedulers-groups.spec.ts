@@ -5,12 +5,13 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Queue } from '../engine';
 import { OPERATOR } from '../test/console/users';
 import { redisOptions, uniqueQueueName } from '../test/helpers/redis';
 import { launchChromium } from './browser';
+import { signIn } from './sign-in';
 
 const ARTIFACTS = path.resolve('e2e/artifacts');
 const baseUrl = inject('consoleUrl');
@@ -43,19 +44,11 @@ afterAll(async () => {
   await queue?.close();
 });
 
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${baseUrl}/login`);
-  await page.getByLabel('Username').fill(OPERATOR.username);
-  await page.getByLabel('Password').fill(OPERATOR.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Queues' }).waitFor();
-}
-
 describe('schedulers and groups panels in Chromium', () => {
   it('lists a scheduler with its next run and runs it now', async () => {
     const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     const page = await context.newPage();
-    await signIn(page);
+    await signIn(page, baseUrl, OPERATOR);
     await page.goto(`${baseUrl}/queues/bull/${name}`);
 
     const row = page.locator('[data-scheduler-id="nightly-report"]');
@@ -89,7 +82,7 @@ describe('schedulers and groups panels in Chromium', () => {
   it('pauses and resumes a tenant group from its panel', async () => {
     const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     const page = await context.newPage();
-    await signIn(page);
+    await signIn(page, baseUrl, OPERATOR);
     await page.goto(`${baseUrl}/queues/bull/${name}`);
 
     const row = page.locator('[data-group-id="globex"]');

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { VIEWER } from '../test/console/users';
 import { redisOptions, uniqueQueueName } from '../test/helpers/redis';
 import { launchChromium } from './browser';
+import { signIn } from './sign-in';
 
 const ARTIFACTS = path.resolve('e2e/artifacts');
 const baseUrl = inject('consoleUrl');
@@ -43,20 +44,12 @@ afterAll(async () => {
   await producer?.close();
 });
 
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${baseUrl}/login`);
-  await page.getByLabel('Username').fill(VIEWER.username);
-  await page.getByLabel('Password').fill(VIEWER.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Queues' }).waitFor();
-}
-
 describe('search at scale', () => {
   it('finds the newest of 100,001 bullmq-made jobs without a click on continue', async () => {
     expect(await producer.count()).toBe(TOTAL);
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    await signIn(page);
+    await signIn(page, baseUrl, VIEWER);
     await page.goto(`${baseUrl}/queues/bull/${name}`);
     await page.getByLabel('Search by', { exact: true }).selectOption('text');
     await page.getByLabel('In state', { exact: true }).selectOption('waiting');
@@ -98,7 +91,7 @@ describe('search at scale', () => {
   it('jumps to a job by id from the header with the / shortcut', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    await signIn(page);
+    await signIn(page, baseUrl, VIEWER);
     await page.keyboard.press('/');
     const box = page.getByLabel('Jump to job id');
     expect(await box.evaluate((element) => element === document.activeElement)).toBe(true);

@@ -5,13 +5,14 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Queue, Worker } from '../engine';
 import { OPERATOR } from '../test/console/users';
 import { cancellableProcessor } from '../test/helpers/cancellable-processor';
 import { redisOptions, uniqueQueueName, waitFor } from '../test/helpers/redis';
 import { launchChromium } from './browser';
+import { signIn } from './sign-in';
 
 const ARTIFACTS = path.resolve('e2e/artifacts');
 const baseUrl = inject('consoleUrl');
@@ -41,21 +42,13 @@ afterAll(async () => {
   await queue?.close();
 });
 
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${baseUrl}/login`);
-  await page.getByLabel('Username').fill(OPERATOR.username);
-  await page.getByLabel('Password').fill(OPERATOR.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Queues' }).waitFor();
-}
-
 describe('live workers in Chromium', () => {
   it('quiets and resumes a worker, and cancels a running job', async () => {
     const job = await queue.add('long', {});
     await waitFor(async () => started.has(job.id));
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    await signIn(page);
+    await signIn(page, baseUrl, OPERATOR);
 
     await page.goto(`${baseUrl}/queues/bull/${name}`);
     const row = page.locator(`[data-worker-id="${worker.id}"]`);

@@ -9,13 +9,14 @@ import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { Worker as BullWorker } from 'bullmq';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Queue, Worker } from '../engine';
 import { OPERATOR } from '../test/console/users';
 import { cancellableProcessor } from '../test/helpers/cancellable-processor';
 import { redisOptions, uniqueQueueName, waitFor } from '../test/helpers/redis';
 import { launchChromium } from './browser';
+import { signIn } from './sign-in';
 
 const ARTIFACTS = path.resolve('e2e/artifacts');
 const baseUrl = inject('consoleUrl');
@@ -64,21 +65,13 @@ afterAll(async () => {
   }
 });
 
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${baseUrl}/login`);
-  await page.getByLabel('Username').fill(OPERATOR.username);
-  await page.getByLabel('Password').fill(OPERATOR.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Queues' }).waitFor();
-}
-
 describe('Workers page in Chromium', () => {
   it('shows the OxMQ worker with its heartbeat and the bullmq one without; quiets from there', async () => {
     const job = await queue.add('long', {});
     await waitFor(async () => started.has(job.id));
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();
-    await signIn(page);
+    await signIn(page, baseUrl, OPERATOR);
     await page.goto(`${baseUrl}/workers`);
     const section = page.locator(`section[data-queue="${name}"]`);
     const row = section.locator(`tr[data-worker-id="${oxmq.id}"]`);
@@ -109,7 +102,7 @@ describe('overview throughput in Chromium', () => {
     await done;
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    await signIn(page);
+    await signIn(page, baseUrl, OPERATOR);
     const card = page.locator('section.total-throughput');
     await card.getByTestId('throughput-chart').waitFor({ timeout: 15_000 });
     await card.getByTestId('total-throughput-coverage').waitFor();

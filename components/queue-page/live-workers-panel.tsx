@@ -5,32 +5,19 @@
  * what it runs and takes nothing new) and resume it; the command lands at its next heartbeat.
  * bullmq workers publish no heartbeat: the workers page shows them as connections.
  */
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
-import type { WorkerCommandResponse } from '@/lib/api-types';
 import { formatCount } from '@/lib/format-number';
 import { jobPageHref } from '../job/hrefs';
-import { postJson } from '../api-client';
-import { queryKeys } from '../query-keys';
-import { queuePath } from '../queues/use-queues';
 import { useCanMutate } from '../session/session-context';
+import { useWorkerCommand, WorkerCommandOutcome } from '../workers/use-worker-command';
 import { useWorkerHeartbeats } from './use-queue-page';
-
-type WorkerCommand = { workerId: string; verb: 'quiet' | 'resume' };
 
 export function LiveWorkersPanel({ prefix, name }: { prefix: string; name: string }) {
   const { data } = useWorkerHeartbeats(prefix, name);
   const canOperate = useCanMutate('operator');
-  const client = useQueryClient();
-  const command = useMutation({
-    mutationFn: ({ workerId, verb }: WorkerCommand) =>
-      postJson<WorkerCommandResponse>(
-        `${queuePath(prefix, name)}/workers/${encodeURIComponent(workerId)}/${verb}`,
-      ),
-    onSettled: () =>
-      client.invalidateQueries({ queryKey: queryKeys.queuePage.heartbeats(prefix, name) }),
-  });
-  const send = (workerId: string, verb: 'quiet' | 'resume') => command.mutate({ workerId, verb });
+  const command = useWorkerCommand();
+  const send = (workerId: string, verb: 'quiet' | 'resume') =>
+    command.mutate({ prefix, name, workerId, verb });
   const workers = data?.workers ?? [];
   return (
     <section className="panel" aria-labelledby="live-workers-heading">
@@ -91,16 +78,7 @@ export function LiveWorkersPanel({ prefix, name }: { prefix: string; name: strin
           </tbody>
         </table>
       )}
-      {command.error && (
-        <p role="alert" className="notice error">
-          {command.error.message}
-        </p>
-      )}
-      {command.isSuccess && (
-        <p role="status" className="notice">
-          Sent; the worker acts on it at its next heartbeat.
-        </p>
-      )}
+      <WorkerCommandOutcome command={command} />
     </section>
   );
 }

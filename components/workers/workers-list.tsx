@@ -2,7 +2,7 @@
 import { formatCount } from '@/lib/format-number';
 import Link from 'next/link';
 import type { QueueWorkerRoster } from '@/lib/api-types';
-import { useWorkerCommand } from './use-worker-command';
+import { useWorkerCommand, WorkerCommandOutcome } from './use-worker-command';
 import { useWorkers } from './use-workers';
 import { WorkerRosterTable } from './worker-roster-table';
 
@@ -35,16 +35,7 @@ export function WorkersList() {
         . Workers are recognised by their Redis client names, as bullmq and Bull-Board do; OxMQ
         workers also by their heartbeats, which add what they run.
       </p>
-      {command.error && (
-        <p role="alert" className="notice error">
-          {command.error.message}
-        </p>
-      )}
-      {command.isSuccess && (
-        <p role="status" className="notice">
-          Sent; the worker acts on it at its next heartbeat.
-        </p>
-      )}
+      <WorkerCommandOutcome command={command} />
       {data.queues.length === 0 ? (
         <p>No queues found under the configured prefixes.</p>
       ) : (

@@ -23,12 +23,10 @@ import * as admin from '@/engine/admin';
 import {
   getQueueMetrics,
   latestEventIds,
-  listWorkers,
   readQueueEvents,
   type LiveEventBatch,
   type QueueMetrics,
   type QueueRef,
-  type QueueWorkers,
 } from '@/engine/admin';
 import { getEnv } from './env';
 import { redactionRules } from './redact';
@@ -241,10 +239,6 @@ export const queuePage = {
 };
 
 // ---- workers, metrics and live events ----
-export function queueWorkers(queues: readonly QueueRef[]): Promise<QueueWorkers[]> {
-  return listWorkers(redis(), queues);
-}
-
 /** Workers of many queues: connections merged with OxMQ heartbeats (engine/admin/worker-roster.ts). */
 export function workerRoster(queues: readonly QueueRef[]) {
   return admin.listWorkerRoster(redis(), queues);
