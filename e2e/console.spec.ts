@@ -84,7 +84,7 @@ describe('console in Chromium', () => {
     await screenshot(page, 'login-error.png');
 
     await signInThroughForm(page, OPERATOR);
-    await page.getByRole('heading', { name: 'Queues' }).waitFor();
+    await page.getByRole('heading', { name: 'Queues', exact: true }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/');
 
     await expectCount(page, 'completed', 3);
@@ -139,7 +139,7 @@ describe('console in Chromium', () => {
     const page = await context.newPage();
     await page.goto(`${baseUrl}/login`);
     await signInThroughForm(page, ADMIN);
-    await page.getByRole('heading', { name: 'Queues' }).waitFor();
+    await page.getByRole('heading', { name: 'Queues', exact: true }).waitFor();
     const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     expect(background).toBe('rgb(20, 21, 26)');
     await page.getByRole('button', { name: 'Sign out' }).click();

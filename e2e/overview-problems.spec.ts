@@ -57,7 +57,7 @@ describe('overview problems in Chromium', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     await signIn(page, '/');
-    await page.getByRole('heading', { name: 'Queues' }).waitFor();
+    await page.getByRole('heading', { name: 'Queues', exact: true }).waitFor();
 
     const strip = page.getByTestId('problem-strip');
     const problem = strip.locator(`li[data-queue="${backlogName}"][data-kind="no-worker"]`);

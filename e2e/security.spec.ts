@@ -96,7 +96,7 @@ describe('security headers', () => {
     const page = await context.newPage();
     await page.goto(`${server.url}/login`);
     await signInThroughForm(page);
-    await page.getByRole('heading', { name: 'Queues' }).waitFor();
+    await page.getByRole('heading', { name: 'Queues', exact: true }).waitFor();
     await page.locator(`section[data-queue="${name}"]`).waitFor({ timeout: 15_000 });
 
     await page.goto(`${server.url}/queues/bull/${name}`);
@@ -144,7 +144,7 @@ describe('redirect after sign-in', () => {
       const page = await context.newPage();
       await page.goto(`${server.url}/login?callbackUrl=${encodeURIComponent(callbackUrl)}`);
       await signInThroughForm(page);
-      await page.getByRole('heading', { name: 'Queues' }).waitFor();
+      await page.getByRole('heading', { name: 'Queues', exact: true }).waitFor();
       expect(new URL(page.url()).origin).toBe(server.url);
       await context.close();
     },

@@ -13,5 +13,5 @@ export async function signIn(
   await page.getByLabel('Username').fill(user.username);
   await page.getByLabel('Password').fill(user.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Queues' }).waitFor();
+  await page.getByRole('heading', { name: 'Queues', exact: true }).waitFor();
 }
