@@ -21,8 +21,8 @@
   ARGV[8..] field names
 
   Returns { length of the state, ids looked at, then per id looked at: id, mark, and for mark
-  "r" one value per field (false when absent) }. Marks: "r" read, "g" gone (no hash), "L" too
-  large (followed by its size). Fewer ids than the window when the state ended or the byte
+  "r" the size of its sized fields and one value per field (false when absent) }. Marks: "r"
+  read, "g" gone (no hash), "L" too large (followed by its size). Fewer ids than the window when the state ended or the byte
   budget did (the caller compares with the window it asked for).
 ]]
 local stateKey, Q = KEYS[1], KEYS[2]
@@ -85,6 +85,7 @@ for _, id in ipairs(ids) do
     out[#out + 1] = id
     if present then
       out[#out + 1] = "r"
+      out[#out + 1] = size
       for f = 1, #fields do
         out[#out + 1] = values[f]
       end

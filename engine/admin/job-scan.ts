@@ -1,5 +1,6 @@
 /**
- * A walk over a whole state, window by window (job-window.ts), yielding what a filter keeps as
+ * A walk over a whole state, window by window (job-window.ts: only the field a filter looks at
+ * first; window-candidates.ts: the rest, for the jobs that pass), yielding what a filter keeps as
  * it goes: what the console streams to a search page ("searched 240,000 of 1,000,000, 3 found")
  * and to an export. Each window is one short script call; between windows the walk yields, so
  * Redis and the Node process serve others, and a consumer that stops (a closed page, an
@@ -9,18 +10,13 @@
  * of a busy state may skip or repeat a job: it reports how far it looked, not an exact census.
  */
 import type { Redis } from 'ioredis';
-import type { Job } from '../job';
-import {
-  fieldsFor,
-  matchWindow,
-  windowMatcher,
-  type JobFilter,
-  type WindowMatcher,
-} from './job-search';
+import { Job } from '../job';
+import { fieldsFor, windowMatcher, type JobFilter, type WindowMatcher } from './job-search';
 import { readJobWindow, type ScanOrder } from './job-window';
 import { queueHandle } from './queue-handle';
 import type { QueueCountState } from './queues';
 import { DEFAULT_REDACTION, type RedactionRules } from './redaction';
+import { completeCandidates, type Candidate, type FieldSet } from './window-candidates';
 
 export const JOB_SCAN_LIMITS = {
   /** Jobs per window: a script call of about a millisecond on 200-byte jobs. */
@@ -58,6 +54,28 @@ export interface JobScanStep {
 }
 
 const KEEP_ALL: WindowMatcher = { prefilter: () => true, matches: () => true };
+const NOTHING: FieldSet = { sized: [], unsized: [] };
+/** Share of a window's jobs passing the first look above which windows are read whole... */
+const WHOLE_READ_ENTER = 0.3;
+/** ...and below which they go back to the first look alone. */
+const WHOLE_READ_LEAVE = 0.1;
+
+/**
+ * What a window reads (`probe`) and what only the jobs that pass the first look read (`rest`):
+ * the one field that look needs, or everything when there is no filter (an export of a list).
+ */
+export function readPlan(
+  filter: JobFilter | null,
+  withData: boolean,
+): { probe: FieldSet; rest: FieldSet } {
+  const all = fieldsFor(withData ? 'export' : (filter?.mode ?? 'name'));
+  if (!filter) return { probe: all, rest: NOTHING };
+  const looked = filter.mode === 'name' ? 'name' : 'data';
+  return {
+    probe: { sized: [looked], unsized: [] },
+    rest: { sized: all.sized.filter((field) => field !== looked), unsized: all.unsized },
+  };
+}
 
 export async function* scanJobs(
   client: Redis,
@@ -68,26 +86,53 @@ export async function* scanJobs(
   const queue = queueHandle(client, prefix, name);
   const rules = opts.redaction ?? DEFAULT_REDACTION;
   const matcher = opts.filter ? windowMatcher(opts.filter, rules) : KEEP_ALL;
-  const fields = fieldsFor(opts.withData ? 'export' : (opts.filter?.mode ?? 'name'));
+  const split = readPlan(opts.filter, opts.withData ?? false);
+  // When most jobs pass the first look, two reads cost more than one: read them whole until
+  // the first look starts ruling jobs out again.
+  const whole = {
+    probe: { sized: [...split.probe.sized, ...split.rest.sized], unsized: split.rest.unsized },
+    rest: NOTHING,
+  };
+  let readWhole = false;
+  const limits = {
+    budgetBytes: JOB_SCAN_LIMITS.windowBytes,
+    jobMaxBytes: JOB_SCAN_LIMITS.jobMaxBytes,
+  };
   let offset = 0;
   let tooLarge = 0;
   while (!opts.signal?.aborted) {
+    const plan = readWhole ? whole : split;
     const window = await readJobWindow(client, prefix, name, {
       state: opts.state,
       order: opts.order,
       offset,
       count: JOB_SCAN_LIMITS.windowJobs,
-      budgetBytes: JOB_SCAN_LIMITS.windowBytes,
-      jobMaxBytes: JOB_SCAN_LIMITS.jobMaxBytes,
-      ...fields,
+      ...limits,
+      ...plan.probe,
     });
-    const kept = matchWindow(queue, window.entries, matcher);
-    offset += window.entries.length;
-    tooLarge += kept.tooLarge;
+    const candidates: Candidate[] = [];
+    for (const [index, entry] of window.entries.entries()) {
+      if (entry.mark === 'read' && matcher.prefilter(entry.fields)) {
+        candidates.push({ index, id: entry.id, fields: entry.fields, bytes: entry.bytes });
+      }
+    }
+    const completed = await completeCandidates(client, prefix, name, candidates, plan.rest, limits);
+    const passed = candidates.length / Math.max(1, window.entries.length);
+    readWhole = readWhole ? passed > WHOLE_READ_LEAVE : passed > WHOLE_READ_ENTER;
+    // A budget that stops the second read ends this step at that job; the next window starts
+    // there. The first candidate always fits (the budget is above the job cap), so it moves on.
+    const taken = completed.stoppedAt ?? window.entries.length;
+    const jobs = completed.jobs
+      .map((candidate) => Job.fromHash(queue, candidate.id, candidate.fields))
+      .filter((job) => matcher.matches(job));
+    tooLarge +=
+      completed.tooLarge +
+      window.entries.slice(0, taken).filter((entry) => entry.mark === 'too-large').length;
+    offset += taken;
     // A window budget above the job cap always takes at least one job, so an empty window means
     // the state ended (or shrank below the offset) rather than a byte budget stopping it.
     const done = offset >= window.length || window.entries.length === 0;
-    yield { jobs: kept.jobs, scanned: offset, total: window.length, tooLarge, done };
+    yield { jobs, scanned: offset, total: window.length, tooLarge, done };
     if (done) return;
   }
 }

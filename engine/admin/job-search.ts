@@ -170,7 +170,7 @@ export function windowMatcher(filter: JobFilter, rules?: RedactionRules): Window
 }
 
 /** The jobs of a window a filter keeps, in walk order, and how many were too large to read. */
-export function matchWindow(
+function matchWindow(
   queue: ReturnType<typeof queueHandle>,
   entries: readonly WindowEntry[],
   matcher: WindowMatcher,

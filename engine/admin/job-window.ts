@@ -14,7 +14,8 @@ export type ScanOrder = 'newest' | 'oldest';
 export const SCAN_ORDERS: readonly ScanOrder[] = ['newest', 'oldest'];
 
 export type WindowEntry =
-  | { id: string; mark: 'read'; fields: Record<string, string> }
+  /** `bytes`: the size of its sized fields (what the budgets count). */
+  | { id: string; mark: 'read'; fields: Record<string, string>; bytes: number }
   | { id: string; mark: 'gone' }
   | { id: string; mark: 'too-large'; bytes: number };
 
@@ -23,7 +24,7 @@ export interface JobWindow {
   length: number;
   /** The ids looked at, in walk order; fewer than asked when the state or the budget ended. */
   entries: WindowEntry[];
-  /** Bytes of fields read into this window. */
+  /** Bytes of sized fields read into this window. */
   bytes: number;
 }
 
@@ -97,14 +98,14 @@ export async function readJobWindow(
     } else if (mark === 'g') {
       entries.push({ id, mark: 'gone' });
     } else {
+      const size = Number(reply[at++]);
       const values: Record<string, string> = {};
       for (const field of fields) {
         const value = reply[at++];
-        if (value === null || value === undefined) continue;
-        values[field] = String(value);
-        bytes += Buffer.byteLength(values[field]);
+        if (value !== null && value !== undefined) values[field] = String(value);
       }
-      entries.push({ id, mark: 'read', fields: values });
+      bytes += size;
+      entries.push({ id, mark: 'read', fields: values, bytes: size });
     }
   }
   return { length, entries, bytes };

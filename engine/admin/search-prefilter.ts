@@ -4,15 +4,16 @@
  * few microseconds per job: most of a scan's time on a big state).
  *
  * It must never rule out a job the full matcher would keep. The argument, for text and path:
- * take the longest run of ASCII letters in the query (`word`, two letters or more). Wherever the
- * query occurs in the redacted view, `word` occurs inside one token of it, since quotes,
+ * take a run of ASCII letters in the query (`word`, two letters or more). Wherever the query
+ * occurs in the redacted view, `word` occurs inside one token of it, since quotes,
  * brackets, commas and colons are not letters: a key, a string, a literal (true, false, null),
  * or a marker the redaction put there ("[redacted]", "[too deep]"), or an exponent "e" of a
  * number, which is a single letter between digits. Keys, strings and literals of the view are
  * the stored JSON's own characters, re-serialized; serializing again changes spacing and escapes,
  * and of the escapes only `\uXXXX` can stand for a letter. So when the stored data holds no
  * `\u` and `word` is no part of a marker, a job whose stored data lacks `word` (ignoring case,
- * as the search does) cannot match.
+ * as the search does) cannot match. Every such run of the query is checked: `needle-account`
+ * rules out the jobs without "needle" even when every job has an `account` key.
  *
  * A name search compares the stored name itself, so its look is the whole test.
  */
@@ -21,13 +22,10 @@ import type { JobFilter } from './job-search';
 /** Text the redaction writes into a view (redaction.ts): a query word from it proves nothing. */
 const MARKER_TEXT = '[redacted] [too deep]';
 
-/** The longest run of ASCII letters in `text`, lower-cased, if it has two letters or more. */
-export function longestLetterRun(text: string): string | null {
-  let best = '';
-  for (const run of text.toLowerCase().match(/[a-z]+/g) ?? []) {
-    if (run.length > best.length) best = run;
-  }
-  return best.length >= 2 ? best : null;
+/** The runs of two or more ASCII letters in `text`, lower-cased, that no marker contains. */
+export function telltaleWords(text: string): string[] {
+  const runs = text.toLowerCase().match(/[a-z]{2,}/g) ?? [];
+  return [...new Set(runs)].filter((run) => !MARKER_TEXT.includes(run));
 }
 
 export type StoredFields = Readonly<Record<string, string>>;
@@ -40,11 +38,12 @@ export function searchPrefilter(filter: JobFilter): (fields: StoredFields) => bo
   }
   if (filter.mode !== 'text' && filter.mode !== 'path') return () => true;
   // An empty path query matches any job that has the path: nothing to look for.
-  const word = filter.query === '' ? null : longestLetterRun(filter.query);
-  if (word === null || MARKER_TEXT.includes(word)) return () => true;
+  const words = telltaleWords(filter.query);
+  if (words.length === 0) return () => true;
   return (fields) => {
     const data = fields.data;
     if (data === undefined || data.includes('\\u')) return true;
-    return data.toLowerCase().includes(word);
+    const text = data.toLowerCase();
+    return words.every((word) => text.includes(word));
   };
 }

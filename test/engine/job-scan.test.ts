@@ -112,6 +112,66 @@ describe('walking a state', () => {
     expect(steps.at(-1)).toMatchObject({ tooLarge: 1, scanned: 2, done: true });
   });
 
+  it('passes over a job whose other fields make it too large, read only after the first look', async () => {
+    const name = uniqueQueueName('scan-rest-large');
+    const queue = track(new Queue(name, { connection: redisOptions() }));
+    const big = await queue.add('big', { tag: 'hit' });
+    const small = await queue.add('small', { tag: 'hit' });
+    await queue.add('other', { tag: 'miss' });
+    // The first look reads data only; progress is read for the jobs that pass it.
+    await big.updateProgress({ blob: 'z'.repeat(JOB_SCAN_LIMITS.jobMaxBytes) });
+    const steps = await walk(name, {
+      state: 'waiting',
+      order: 'oldest',
+      filter: { mode: 'text', query: 'hit' },
+    });
+    expect(ids(steps)).toEqual([small.id]);
+    expect(steps.at(-1)).toMatchObject({ tooLarge: 1, scanned: 3, done: true });
+  });
+
+  it('resumes at the job where a window ran out of bytes for the second read', async () => {
+    const name = uniqueQueueName('scan-rest-budget');
+    const queue = track(new Queue(name, { connection: redisOptions() }));
+    const jobs = await queue.addBulk(
+      Array.from({ length: 8 }, (_, i) => ({ name: `n${i}`, data: { tag: 'hit' } })),
+    );
+    // 8 × 0.9 MiB of progress passes one window's 4 MiB: the walk takes them in several steps.
+    const progress = { blob: 'p'.repeat(Math.floor(JOB_SCAN_LIMITS.jobMaxBytes * 0.9)) };
+    for (const job of jobs) await job.updateProgress(progress);
+    const steps = await walk(name, {
+      state: 'waiting',
+      order: 'oldest',
+      filter: { mode: 'text', query: 'hit' },
+    });
+    expect(steps.length).toBeGreaterThan(1);
+    expect(ids(steps)).toEqual(jobs.map((job) => job.id));
+    expect(steps.at(-1)).toMatchObject({ scanned: 8, tooLarge: 0, done: true });
+  });
+
+  it('keeps the same answer when most jobs pass the first look and windows are read whole', async () => {
+    const name = uniqueQueueName('scan-whole');
+    const queue = track(new Queue(name, { connection: redisOptions() }));
+    const size = JOB_SCAN_LIMITS.windowJobs;
+    // Two windows where every job has the word, then one where none has: the walk switches to
+    // whole reads and back, and must keep exactly the jobs the full matcher keeps.
+    const jobs = await queue.addBulk(
+      Array.from({ length: size * 3 }, (_, i) => ({
+        name: 'job',
+        data: i < size * 2 ? { user: i % 7 === 0 ? `wanted-${i}` : `user-${i}` } : { other: i },
+      })),
+    );
+    const steps = await walk(name, {
+      state: 'waiting',
+      order: 'oldest',
+      filter: { mode: 'text', query: 'user-' },
+    });
+    // Every job of the first two windows has the word "user" (its key); one in 7 lacks "user-".
+    const expected = jobs.filter((_, i) => i < size * 2 && i % 7 !== 0).map((job) => job.id);
+    expect(ids(steps)).toEqual(expected);
+    // Rows are whole whichever way a window was read.
+    expect(steps.flatMap((step) => step.jobs).every((job) => job.timestamp > 0)).toBe(true);
+  });
+
   it('stops at the next window once its signal is aborted', async () => {
     const name = uniqueQueueName('scan-abort');
     const queue = track(new Queue(name, { connection: redisOptions() }));

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { jobMatcher, type JobFilter } from '../../engine/admin';
-import { longestLetterRun, searchPrefilter } from '../../engine/admin/search-prefilter';
+import { searchPrefilter, telltaleWords } from '../../engine/admin/search-prefilter';
 import { Job } from '../../engine/job';
 import { queueHandle } from '../../engine/admin/queue-handle';
 import { rawClient } from '../helpers/redis';
@@ -25,12 +25,14 @@ function agree(filter: JobFilter, storedData: string, name = 'job'): void {
   }
 }
 
-describe('the letter run', () => {
-  it('takes the longest ASCII letter run of two or more, lower-cased', () => {
-    expect(longestLetterRun('needle-User42')).toBe('needle');
-    expect(longestLetterRun('ID-x-9')).toBe('id');
-    expect(longestLetterRun('a1b2')).toBeNull();
-    expect(longestLetterRun('12345')).toBeNull();
+describe('the telltale words', () => {
+  it('are the ASCII letter runs of two or more, lower-cased, that no redaction marker holds', () => {
+    expect(telltaleWords('needle-User42')).toEqual(['needle', 'user']);
+    expect(telltaleWords('ID-x-9')).toEqual(['id']);
+    expect(telltaleWords('a1b2')).toEqual([]);
+    expect(telltaleWords('12345')).toEqual([]);
+    expect(telltaleWords('"password":"[redacted]"')).toEqual(['password']);
+    expect(telltaleWords('too deep')).toEqual([]);
   });
 });
 
@@ -113,6 +115,10 @@ describe('rules out plain non-matches', () => {
     const quick = searchPrefilter({ mode: 'text', query: 'needle-user' });
     expect(quick({ data: '{"user":"u1","pad":"xxxx"}' })).toBe(false);
     expect(quick({ data: '{"user":"NEEDLE-user"}' })).toBe(true);
+    // Every word counts: a key every job has does not let the others through.
+    const account = searchPrefilter({ mode: 'text', query: 'needle-account' });
+    expect(account({ data: '{"account":"acct-1"}' })).toBe(false);
+    expect(account({ data: '{"account":"needle-account"}' })).toBe(true);
     // An escape could spell the word: such a job goes to the full matcher.
     expect(quick({ data: '{"user":"\\u006eeedle"}' })).toBe(true);
   });
