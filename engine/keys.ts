@@ -25,7 +25,7 @@ export type QueueKeyName = (typeof QUEUE_KEY_NAMES)[number];
 
 /**
  * Names every Redis key of one queue. `base` is `<prefix>:<queueName>:` (with the trailing colon,
- * the "Q" of the spec); a job's hash is `base + jobId`.
+ * the "Q" of docs/redis-keys.md); a job's hash is `base + jobId`.
  */
 export class QueueKeys {
   readonly base: string;
@@ -96,6 +96,10 @@ export class QueueKeys {
   }
   get waitingChildren() {
     return this.base + 'waiting-children';
+  }
+  /** OxMQ's delayed grouped jobs (docs/redis-keys.md, "Groups"); bullmq never reads it. */
+  get groupDelayed() {
+    return this.base + 'group-delayed';
   }
   // bullmq's KeysMap spells these as the key suffixes themselves; the same keys under its names.
   get ''() {

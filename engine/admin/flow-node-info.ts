@@ -59,8 +59,9 @@ const FIELDS = [
   'parentKey',
 ] as const;
 
-// Checked in the order bullmq's getState uses (lua/getJobState-8.lua), except the wait lists:
-// LPOS there costs the list's length per node, so a job found in none of these is "waiting".
+// Checked in the order lua/getJobState-8.lua uses (bullmq's getState, plus OxMQ's delayed
+// grouped jobs), except the wait lists and group lines: LPOS there costs the list's length per
+// node, so a job found in none of these is "waiting".
 const STATE_PROBES: {
   state: FlowNodeState;
   command: 'zscore' | 'lpos';
@@ -69,6 +70,7 @@ const STATE_PROBES: {
   { state: 'completed', command: 'zscore', key: (keys) => keys.completed },
   { state: 'failed', command: 'zscore', key: (keys) => keys.failed },
   { state: 'delayed', command: 'zscore', key: (keys) => keys.delayed },
+  { state: 'delayed', command: 'zscore', key: (keys) => keys.groupDelayed },
   { state: 'prioritized', command: 'zscore', key: (keys) => keys.prioritized },
   { state: 'active', command: 'lpos', key: (keys) => keys.active },
   { state: 'waiting-children', command: 'zscore', key: (keys) => keys.waitingChildren },

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { AuditOutcome } from '@/engine/admin';
 import { hasRole, type Role } from '../roles';
 import { ApiProblem, errorResponse } from './api-error';
+import { engineRefusal } from './engine-errors';
 import { BodyTooLargeError, readBoundedText } from './bounded-body';
 import { requestUser, type SessionUser } from './auth';
 import { getEnv } from './env';
@@ -135,11 +136,11 @@ export function withRoute<
       await audit(response.ok ? 'ok' : 'error', response.status);
       return response;
     } catch (error) {
+      // An engine refusal (a job in the wrong state, a bad value) has its answer in one table.
+      const known = error instanceof ApiProblem ? error : engineRefusal(error);
       const problem =
-        error instanceof ApiProblem
-          ? error
-          : new ApiProblem(500, 'INTERNAL', 'Internal error; the server log has details');
-      if (!(error instanceof ApiProblem)) console.error('OxMQ console: route failed:', error);
+        known ?? new ApiProblem(500, 'INTERNAL', 'Internal error; the server log has details');
+      if (!known) console.error('OxMQ console: route failed:', error);
       await audit(outcomeOf(problem.status), problem.status, problem.code);
       return errorResponse(problem);
     }

@@ -1,4 +1,4 @@
-/** Route parameters naming one job, and the mapping of engine errors to API answers. */
+/** Route parameters naming one job (engine refusals become answers in engine-errors.ts). */
 import 'server-only';
 import { z } from 'zod';
 import { isPlainJobId } from '@/engine/admin';
@@ -26,32 +26,3 @@ export function jobNotFound(id: string): ApiProblem {
 }
 
 export { requireQueue };
-
-/**
- * Runs an engine call and answers its typed refusals with a status: a job in the wrong state
- * or locked by a worker is 409 CONFLICT, a value the engine refuses is 422, a vanished job 404.
- */
-export async function engineCall<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    const code =
-      error instanceof Error && 'code' in error && typeof error.code === 'string'
-        ? error.code
-        : undefined;
-    const message = error instanceof Error ? error.message : String(error);
-    if (code === 'VALIDATION') throw new ApiProblem(422, 'INVALID_INPUT', message);
-    if (code === 'JOB_NOT_FOUND') throw new ApiProblem(409, 'CONFLICT', message);
-    if (
-      code === 'JOB_NOT_IN_STATE' ||
-      code === 'LOCK_MISMATCH' ||
-      code === 'LOCK_NOT_FOUND' ||
-      code === 'PENDING_DEPENDENCIES' ||
-      code === 'JOB_BELONGS_TO_SCHEDULER' ||
-      code === 'PARENT_NOT_FOUND'
-    ) {
-      throw new ApiProblem(409, 'CONFLICT', message);
-    }
-    throw error;
-  }
-}

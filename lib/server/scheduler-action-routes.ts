@@ -9,13 +9,7 @@ import type { GroupInfo, SchedulerActionResponse } from '../api-types';
 import { withRoute } from './api';
 import { groupControl, schedulerControl } from './oxmq';
 import { requireQueue } from './queue-route';
-import {
-  controlCall,
-  groupParams,
-  groupTarget,
-  schedulerParams,
-  schedulerTarget,
-} from './scheduler-route';
+import { groupParams, groupTarget, schedulerParams, schedulerTarget } from './scheduler-route';
 
 type SchedulerVerb = 'run' | 'pause' | 'resume' | 'remove';
 
@@ -32,16 +26,16 @@ export function schedulerActionRoute(verb: SchedulerVerb) {
       if (verb === 'run') {
         return {
           ok: true,
-          jobId: await controlCall(() => schedulerControl.runNow(prefix, name, id)),
+          jobId: await schedulerControl.runNow(prefix, name, id),
         };
       }
       if (verb === 'resume') {
         return {
           ok: true,
-          next: await controlCall(() => schedulerControl.resume(prefix, name, id)),
+          next: await schedulerControl.resume(prefix, name, id),
         };
       }
-      await controlCall(() => schedulerControl[verb](prefix, name, id));
+      await schedulerControl[verb](prefix, name, id);
       return { ok: true };
     },
   );
@@ -67,9 +61,7 @@ export const schedulerRepeatRoute = withRoute(
   },
   async ({ params, body }): Promise<SchedulerActionResponse> => {
     await requireQueue(params.prefix, params.name);
-    const next = await controlCall(() =>
-      schedulerControl.edit(params.prefix, params.name, params.schedulerId, body),
-    );
+    const next = await schedulerControl.edit(params.prefix, params.name, params.schedulerId, body);
     return { ok: true, next };
   },
 );
@@ -83,9 +75,7 @@ export function groupStateRoute(verb: 'pause' | 'resume') {
     },
     async ({ params }): Promise<GroupInfo> => {
       await requireQueue(params.prefix, params.name);
-      return controlCall(() =>
-        groupControl.act(params.prefix, params.name, params.groupId, { kind: verb }),
-      );
+      return groupControl.act(params.prefix, params.name, params.groupId, { kind: verb });
     },
   );
 }
@@ -100,12 +90,10 @@ export const groupConcurrencyRoute = withRoute(
   },
   async ({ params, body }): Promise<GroupInfo> => {
     await requireQueue(params.prefix, params.name);
-    return controlCall(() =>
-      groupControl.act(params.prefix, params.name, params.groupId, {
-        kind: 'concurrency',
-        concurrency: body.concurrency,
-      }),
-    );
+    return groupControl.act(params.prefix, params.name, params.groupId, {
+      kind: 'concurrency',
+      concurrency: body.concurrency,
+    });
   },
 );
 
@@ -132,11 +120,9 @@ export const groupRateLimitRoute = withRoute(
   },
   async ({ params, body }): Promise<GroupInfo> => {
     await requireQueue(params.prefix, params.name);
-    return controlCall(() =>
-      groupControl.act(params.prefix, params.name, params.groupId, {
-        kind: 'rate-limit',
-        rateLimit: body.rateLimit,
-      }),
-    );
+    return groupControl.act(params.prefix, params.name, params.groupId, {
+      kind: 'rate-limit',
+      rateLimit: body.rateLimit,
+    });
   },
 );

@@ -295,6 +295,27 @@ describe('getFlowGraph', () => {
     expect(nodes.v!.traceId).toBeUndefined();
   });
 
+  it('shows a delayed child of a tenant group as delayed, and one waiting in its group as waiting', async () => {
+    const [p, c] = [uniqueQueueName('p'), uniqueQueueName('c')];
+    const redis = client();
+    await producer().add({
+      name: 'root',
+      queueName: p,
+      opts: { jobId: 'root' },
+      children: [
+        { name: 'later', queueName: c, opts: { jobId: 'd', delay: 60_000, group: { id: 'acme' } } },
+        { name: 'now', queueName: c, opts: { jobId: 'w', group: { id: 'acme' } } },
+      ],
+    });
+    // The grouped delayed job sits in OxMQ's group-delayed set, not in the queue's delayed set.
+    expect(await redis.zscore(`bull:${c}:delayed`, 'd')).toBeNull();
+    expect(await redis.zscore(`bull:${c}:group-delayed`, 'd')).not.toBeNull();
+    const nodes = byId(await getFlowGraph(redis, { queueName: p, jobId: 'root' }));
+    expect(nodes.d!.state).toBe('delayed');
+    expect(nodes.w!.state).toBe('waiting');
+    expect(nodes.root!.state).toBe('waiting-children');
+  });
+
   it('returns undefined for a missing root and marks a removed child as missing', async () => {
     const [p, c] = [uniqueQueueName('p'), uniqueQueueName('c')];
     const redis = client();

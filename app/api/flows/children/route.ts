@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { FlowChildrenResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
 import { requireServedKey } from '@/lib/server/flow-route';
-import { engineCall } from '@/lib/server/job-route';
 import { withTraceUrls } from '@/lib/server/links';
 import { flowPage } from '@/lib/server/oxmq';
 
@@ -26,14 +25,12 @@ export const GET = withRoute(
   async ({ query }): Promise<FlowChildrenResponse> => {
     requireServedKey(query.parentKey);
     // A forged cursor is the engine's ValidationError: 422, not 500.
-    const page = await engineCall(() =>
-      flowPage.children({
-        parentKey: query.parentKey,
-        cursor: query.cursor,
-        level: query.level,
-        count: query.count,
-      }),
-    );
+    const page = await flowPage.children({
+      parentKey: query.parentKey,
+      cursor: query.cursor,
+      level: query.level,
+      count: query.count,
+    });
     return { ...page, nodes: withTraceUrls(page.nodes) };
   },
 );

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { JobActionResponse, JobListResponse } from '@/lib/api-types';
 import { pageQuery, withRoute } from '@/lib/server/api';
-import { engineCall } from '@/lib/server/job-route';
 import { jobPage, queuePage } from '@/lib/server/oxmq';
 import { jobStateSchema } from '@/lib/server/queue-page-input';
 import { queueParams, queueTarget, requirePrefix, requireQueue } from '@/lib/server/queue-route';
@@ -63,7 +62,7 @@ export const POST = withRoute(
   },
   async ({ params, body }): Promise<JobActionResponse> => {
     requirePrefix(params.prefix);
-    const id = await engineCall(() => jobPage.add(params.prefix, params.name, body));
+    const id = await jobPage.add(params.prefix, params.name, body);
     return { ok: true, id };
   },
 );

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { JobCancelResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
-import { engineCall, jobParams, jobTarget, requireQueue } from '@/lib/server/job-route';
+import { jobParams, jobTarget, requireQueue } from '@/lib/server/job-route';
 import { workerControl } from '@/lib/server/oxmq';
 
 export const dynamic = 'force-dynamic';
@@ -21,8 +21,11 @@ export const POST = withRoute(
   },
   async ({ params, body }): Promise<JobCancelResponse> => {
     await requireQueue(params.prefix, params.name);
-    const outcome = await engineCall(() =>
-      workerControl.cancelJob(params.prefix, params.name, params.id, body.reason ?? ''),
+    const outcome = await workerControl.cancelJob(
+      params.prefix,
+      params.name,
+      params.id,
+      body.reason ?? '',
     );
     return { outcome };
   },
