@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --quick] [-- --rounds N] [-- --only a,b]`: every scenario of
- * shared/bench-method.md, OxMQ against the pinned bullmq 6.7.0, side by side on one private
+ * docs/benchmarks.md, OxMQ against the pinned bullmq 6.7.0, side by side on one private
  * redis-server. Each run is a fresh child process (bench/child.ts); the libraries alternate
  * A B A B after a warm-up round; medians are reported. Prints one JSON line per scenario and a
  * table at the end. Exits 1 if any exact-delivery check failed.

@@ -1,5 +1,5 @@
 /**
- * The scenarios of shared/bench-method.md, as data. main.ts runs every entry with a `kind`;
+ * The benchmark scenarios (docs/benchmarks.md, "Scenarios"), as data. main.ts runs every entry with a `kind`;
  * an entry with `skip` is printed as skipped, never measured or faked.
  */
 

@@ -6,18 +6,15 @@
  */
 import { formatCount } from '@/lib/format-number';
 import { useState } from 'react';
+import { BULK_ACTION_STATES } from '@/engine/admin/bulk-states';
 import type { BulkAction, QueueCountState } from '@/lib/api-types';
 import { useCanMutate } from '../session/session-context';
 import { BulkProgress } from './bulk-progress';
 import { TypedConfirm } from './typed-confirm';
 import type { BulkFilter, useBulkRun } from './use-bulk-run';
 
-/** Which states each action applies to (mirrors BULK_ACTION_STATES on the server). */
-export const BULK_APPLIES: Record<BulkAction, readonly QueueCountState[]> = {
-  retry: ['failed', 'completed'],
-  promote: ['delayed'],
-  remove: ['waiting', 'delayed', 'prioritized', 'completed', 'failed', 'waiting-children'],
-};
+/** Which states each action applies to: the server's own rule. */
+export const BULK_APPLIES = BULK_ACTION_STATES;
 export const BULK_LABELS: Record<BulkAction, string> = {
   retry: 'Retry',
   promote: 'Promote',

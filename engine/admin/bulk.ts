@@ -21,6 +21,7 @@ import type { Redis } from 'ioredis';
 import type { Job } from '../job';
 import type { Queue } from '../queue';
 import { bulkFilterMatcher, type BulkFilter } from './error-group-filter';
+import { BULK_ACTION_STATES, type BulkAction } from './bulk-states';
 import type { QueueCountState } from './queues';
 import { queueHandle } from './queue-handle';
 import { DEFAULT_REDACTION, type RedactionRules } from './redaction';
@@ -34,15 +35,7 @@ export const BULK_LIMITS = {
 
 export const BULK_ID_PATTERN = /^[0-9a-f]{24}$/;
 
-export type BulkAction = 'retry' | 'promote' | 'remove';
 export type BulkStatus = 'running' | 'done' | 'cancelled';
-
-/** Which states each action can take jobs from. */
-export const BULK_ACTION_STATES: Record<BulkAction, readonly QueueCountState[]> = {
-  retry: ['failed', 'completed'],
-  promote: ['delayed'],
-  remove: ['waiting', 'delayed', 'prioritized', 'completed', 'failed', 'waiting-children'],
-};
 
 export interface BulkOperation {
   id: string;
@@ -74,6 +67,8 @@ export class BulkActionStateError extends Error {
   override readonly name = 'BulkActionStateError';
   readonly code = 'INVALID_BULK_STATE';
 }
+
+export { BULK_ACTION_STATES, BULK_ACTIONS, type BulkAction } from './bulk-states';
 
 export async function createBulkOp(
   client: Redis,

@@ -110,6 +110,7 @@ export type { RedactionRules } from './redaction';
 export { redactJobDetail, redactJobRow, redactLogPage, redactTimeline } from './redacted-views';
 export {
   BULK_ACTION_STATES,
+  BULK_ACTIONS,
   BULK_ID_PATTERN,
   BULK_LIMITS,
   BulkActionStateError,

@@ -88,10 +88,7 @@ export async function listQueues(
 }
 
 /** bullmq's getJobCounts states; `paused` is a flag in bullmq 6 (jobs stay in wait). */
-export type QueueCountState =
-  'waiting' | 'active' | 'delayed' | 'prioritized' | 'completed' | 'failed' | 'waiting-children';
-
-export const QUEUE_COUNT_STATES: readonly QueueCountState[] = [
+export const QUEUE_COUNT_STATES = [
   'waiting',
   'active',
   'delayed',
@@ -99,7 +96,9 @@ export const QUEUE_COUNT_STATES: readonly QueueCountState[] = [
   'completed',
   'failed',
   'waiting-children',
-];
+] as const;
+
+export type QueueCountState = (typeof QUEUE_COUNT_STATES)[number];
 
 export interface QueueWorker {
   /** Redis client id. */

@@ -4,6 +4,7 @@
  * environment, so a missing secret must fail the first request, not the build.
  */
 import { z } from 'zod';
+import { redisUrlField } from '../../config/fields';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
@@ -49,10 +50,8 @@ const httpUrl = z.string().trim().refine(isHttpUrl, 'must be an http:// or https
 
 const schema = z
   .object({
-    REDIS_URL: z
-      .string()
-      .default('redis://127.0.0.1:6379')
-      .refine((value) => /^rediss?:\/\//.test(value), 'must be a redis:// or rediss:// URL'),
+    // The same rule as the launcher's and the runner's (config/fields.ts).
+    REDIS_URL: redisUrlField('redis://127.0.0.1:6379'),
     OXMQ_PREFIXES: prefixList,
     OXMQ_ADMIN_USER: z.string().trim().min(1).optional(),
     OXMQ_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),

@@ -6,22 +6,15 @@
  */
 import 'server-only';
 import { z } from 'zod';
+import { BULK_ACTIONS, QUEUE_COUNT_STATES } from '@/engine/admin';
 import { hasRole, type Role } from '../roles';
 import { ApiProblem } from './api-error';
 import type { SessionUser } from './auth';
 import { queueParams } from './queue-route';
 
-export const jobStateSchema = z.enum([
-  'waiting',
-  'active',
-  'delayed',
-  'prioritized',
-  'waiting-children',
-  'completed',
-  'failed',
-]);
+export const jobStateSchema = z.enum(QUEUE_COUNT_STATES);
 
-export const bulkActionSchema = z.enum(['retry', 'promote', 'remove']);
+export const bulkActionSchema = z.enum(BULK_ACTIONS);
 
 /** A dotted path into job data, as the search accepts it. */
 export const dataPathSchema = z

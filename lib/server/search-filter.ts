@@ -5,17 +5,13 @@
 import 'server-only';
 import { z } from 'zod';
 import type { JobFilter, JobSearchMode } from '@/engine/admin';
+import { dataPathSchema } from './queue-page-input';
 
 export const SCAN_MODES = ['name', 'text', 'path'] as const satisfies readonly JobSearchMode[];
 
-export const filterPathSchema = z
-  .string()
-  .max(256)
-  .regex(/^[\w$-]+(\.[\w$-]+|\[\d+\])*$/, 'a dotted path such as user.email or items[0].sku');
-
 export const filterFields = {
   q: z.string().max(512).default(''),
-  path: filterPathSchema.optional(),
+  path: dataPathSchema.optional(),
 };
 
 interface FilterInput {
