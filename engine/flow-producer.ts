@@ -16,7 +16,7 @@ import {
 import { Job } from './job';
 import type { JobsOptions } from './job-options';
 import type { JobScope } from './job-scope';
-import { readFlow, type ReadFlowOptions } from './flow-reader';
+import { readFlow, type JobNode, type ReadFlowOptions } from './flow-reader';
 import { clusterFlowPrefix, QueueKeys } from './keys';
 import { prepareJob, withTraceCarrier, type PreparedJob } from './prepare-job';
 import type { QueueBaseOptions } from './queue-options';
@@ -55,10 +55,7 @@ export interface FlowOpts {
 }
 
 /** A created job and the nodes created under it. */
-export interface JobNode {
-  job: Job;
-  children?: JobNode[];
-}
+export type { JobNode } from './flow-reader';
 
 interface PlannedNode {
   flow: FlowJob;

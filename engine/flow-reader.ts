@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
 import { DEFAULTS } from './defaults';
 import { UnexpectedReplyError, ValidationError } from './errors';
-import type { JobNode } from './flow-producer';
 import { Job } from './job';
 import type { JobScope } from './job-scope';
 import { QueueKeys } from './keys';
@@ -11,6 +10,12 @@ import { QueueKeys } from './keys';
  * page by page from its four child collections, and whole trees are read one pipelined round
  * trip per level. FlowProducer.getFlow and the console's flow graph (engine/admin) build on it.
  */
+
+/** A job of a flow and its children, as FlowProducer.add and getFlow answer it. */
+export interface JobNode {
+  job: Job;
+  children?: JobNode[];
+}
 
 // ---- job keys ------------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@
  */
 import type { FetchResult } from './backend/queue-backend';
 import { ValidationError } from './errors';
-import type { Job } from './job';
+import type { FinishingJob } from './finishing-job';
 import type { JobScope } from './job-scope';
 import { jobJsonFromHash, type JobJson } from './job-json';
 import { keepRule } from './keep-jobs';
@@ -36,7 +36,7 @@ function fetchIdentity(scope: JobScope, token: string, fetchNext: boolean) {
 
 export async function completeJob(
   scope: JobScope,
-  job: Job,
+  job: FinishingJob,
   returnValue: unknown,
   token: string,
   fetchNext: boolean,
@@ -72,7 +72,7 @@ export async function completeJob(
  */
 export async function failJob(
   scope: JobScope,
-  job: Job,
+  job: FinishingJob,
   err: Error,
   token: string,
   fetchNext: boolean,
@@ -116,7 +116,7 @@ export async function failJob(
 /** Renews the job's lock for `duration` ms; 1 when the token still held it, else 0. */
 export async function extendJobLock(
   scope: JobScope,
-  job: Job,
+  job: FinishingJob,
   token: string,
   duration: number,
 ): Promise<number> {

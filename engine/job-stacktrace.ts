@@ -60,3 +60,8 @@ export function truncateUtf8(text: string, maxBytes: number): string {
   cut = cut.replace(/\uFFFD$/, '');
   return cut + TRUNCATION_MARKER;
 }
+
+/** Bounds a failure reason to what a job hash should hold, with a visible marker when cut. */
+export function capFailedReason(reason: string): string {
+  return truncateUtf8(reason, DEFAULTS.failure.maxFailedReasonBytes);
+}

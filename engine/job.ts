@@ -1,7 +1,4 @@
-import { DEFAULTS } from './defaults';
-import { truncateUtf8 } from './job-stacktrace';
-
-export { appendStacktrace, truncateUtf8 } from './job-stacktrace';
+export { appendStacktrace, capFailedReason, truncateUtf8 } from './job-stacktrace';
 import { JobFailedError, JobNotFoundError, TimeoutError, ValidationError } from './errors';
 import type { ParentLinkFields, RawJobHash } from './backend/queue-backend';
 import type { JobStateReply } from './backend/queue-operations';
@@ -605,11 +602,6 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
       return [];
     }
   }
-}
-
-/** Bounds a failure reason to what a job hash should hold, with a visible marker when cut. */
-export function capFailedReason(reason: string): string {
-  return truncateUtf8(reason, DEFAULTS.failure.maxFailedReasonBytes);
 }
 
 /** A JSON array of strings as written, else undefined (a foreign writer's field is not ours). */

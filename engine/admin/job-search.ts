@@ -20,6 +20,7 @@ import { Job } from '../job';
 import { JOB_LIST_LIMITS, toJobRow, type JobRow } from './jobs';
 import { readJobWindow, type ScanOrder, type WindowEntry } from './job-window';
 import { queueHandle } from './queue-handle';
+import type { JobFilter, JobSearchMode } from './job-filter';
 import { searchPrefilter, type StoredFields } from './search-prefilter';
 import type { QueueCountState } from './queues';
 import {
@@ -30,16 +31,7 @@ import {
   type RedactionRules,
 } from './redaction';
 
-export type JobSearchMode = 'name' | 'text' | 'path';
-
-/** What a search matches on; bulk operations over "all matching" reuse the same filter. */
-export interface JobFilter {
-  mode: JobSearchMode;
-  /** Substring for name/text; for path, the value compared (as text) with the one at `path`. */
-  query: string;
-  /** Dotted path into data for mode 'path', e.g. `user.email` or `items[0].sku`. */
-  path?: string;
-}
+export type { JobFilter, JobSearchMode } from './job-filter';
 
 export interface JobSearchOptions extends JobFilter {
   state: QueueCountState;

@@ -12,6 +12,7 @@ import type { WorkerInfo } from '../queue';
 import { queueHandle } from './queue-handle';
 import { missingWorkers, recentStalls } from './problem-signals';
 import { FAILURE_SPIKE_MINUTES, queueProblems, type QueueProblem } from './queue-problems';
+import type { QueueRef } from './queue-ref';
 import { listWorkers } from './workers';
 
 export const QUEUE_SCAN_DEFAULTS = {
@@ -23,10 +24,7 @@ export const QUEUE_SCAN_DEFAULTS = {
   metricsMinutes: 60,
 } as const;
 
-export interface QueueRef {
-  prefix: string;
-  name: string;
-}
+export type { QueueRef } from './queue-ref';
 
 export interface ListQueuesOptions {
   maxScan?: number;

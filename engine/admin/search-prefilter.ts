@@ -17,7 +17,7 @@
  *
  * A name search compares the stored name itself, so its look is the whole test.
  */
-import type { JobFilter } from './job-search';
+import type { JobFilter } from './job-filter';
 
 /** Text the redaction writes into a view (redaction.ts): a query word from it proves nothing. */
 const MARKER_TEXT = '[redacted] [too deep]';

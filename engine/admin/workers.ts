@@ -8,7 +8,7 @@
  */
 import type { Redis } from 'ioredis';
 import { parseClientList } from '../backend/redis/queue-controls';
-import type { QueueRef } from './queues';
+import type { QueueRef } from './queue-ref';
 
 export interface ConnectedWorker {
   /** Redis client id. */

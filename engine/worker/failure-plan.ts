@@ -1,5 +1,6 @@
 import { computeBackoffDelay, type BackoffStrategy } from '../backoff';
-import { appendStacktrace, capFailedReason, type Job } from '../job';
+import type { FinishingJob } from '../finishing-job';
+import { appendStacktrace, capFailedReason } from '../job-stacktrace';
 import { normalizeBackoff } from '../job-options';
 
 /** What a failed attempt leads to, decided before anything is written. */
@@ -18,7 +19,7 @@ export interface FailurePlan {
  * The delay comes from the job's backoff; a strategy that throws fails the job with its message.
  */
 export async function planFailure(
-  job: Job,
+  job: FinishingJob,
   error: Error,
   strategy: BackoffStrategy | undefined,
 ): Promise<FailurePlan> {

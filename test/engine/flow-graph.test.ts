@@ -329,7 +329,8 @@ describe('getFlowGraph', () => {
     track(new Worker(c, async () => 1, { connection: redisOptions() }));
     const graph = await until(async () => {
       const g = await getFlowGraph(redis, { queueName: p, jobId: 'root' });
-      return byId(g).gone?.missing ? g : undefined;
+      // The parent moves on when its last child completes; wait for both to be seen.
+      return byId(g).gone?.missing && byId(g).root?.state === 'waiting' ? g : undefined;
     });
     expect(byId(graph).gone).toMatchObject({ state: 'unknown', name: '', missing: true });
     expect(byId(graph).root!.state).toBe('waiting');
