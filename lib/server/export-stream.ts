@@ -55,13 +55,13 @@ export async function* exportLines(
   let written = 0;
   for await (const step of walk) {
     const room = cap - written;
-    const records = step.records.slice(0, room);
+    const records = step.views.slice(0, room);
     if (records.length > 0) {
       yield records.map((record) => formatRecord(record, request.format)).join('');
       written += records.length;
     }
     // Cut only when a row really was left out: a walk that ends right at the cap is complete.
-    if (step.records.length > room) {
+    if (step.views.length > room) {
       yield formatCut('rows', written, request.format);
       return;
     }

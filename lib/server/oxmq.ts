@@ -170,6 +170,19 @@ export function auditPage(opts: {
 // ---- queue page ----
 type ScanRequest = Omit<admin.JobScanOptions, 'redaction' | 'withData'>;
 
+/** A walk whose kept jobs are answered as `view` makes them under the rules in force. */
+async function* redactedWalk<T>(
+  prefix: string,
+  name: string,
+  opts: ScanRequest,
+  withData: boolean,
+  view: (job: admin.JobScanStep['jobs'][number], rules: admin.RedactionRules) => T,
+) {
+  const rules = redactionRules();
+  const walk = admin.scanJobs(redis(), prefix, name, { ...opts, redaction: rules, withData });
+  for await (const step of walk) yield { ...step, views: step.jobs.map((job) => view(job, rules)) };
+}
+
 // One thin pass-through per engine/admin call, so routes never see the Redis client. Every read
 // that carries job text answers its redacted view (engine/admin/redacted-views.ts), and search
 // and bulk filters match against that same view, so what a route returns or counts never
@@ -190,32 +203,15 @@ export const queuePage = {
     return { ...result, matches: result.matches.map((row) => admin.redactJobRow(row, rules)) };
   },
   /** A walk of a whole state (engine/admin/job-scan.ts), each kept job as its redacted row. */
-  scanRows: async function* (prefix: string, name: string, opts: ScanRequest) {
-    const rules = redactionRules();
-    for await (const step of admin.scanJobs(redis(), prefix, name, { ...opts, redaction: rules })) {
-      yield {
-        ...step,
-        rows: step.jobs.map((job) => admin.redactJobRow(admin.toJobRow(job), rules)),
-      };
-    }
-  },
+  scanRows: (prefix: string, name: string, opts: ScanRequest) =>
+    redactedWalk(prefix, name, opts, false, (job, rules) =>
+      admin.redactJobRow(admin.toJobRow(job), rules),
+    ),
   /** The same walk with data and return values, each kept job as its redacted export record. */
-  scanRecords: async function* (prefix: string, name: string, opts: ScanRequest) {
-    const rules = redactionRules();
-    const walk = admin.scanJobs(redis(), prefix, name, {
-      ...opts,
-      redaction: rules,
-      withData: true,
-    });
-    for await (const step of walk) {
-      yield {
-        ...step,
-        records: step.jobs.map((job) =>
-          admin.redactExportRecord(admin.toExportRecord(job, opts.state), rules),
-        ),
-      };
-    }
-  },
+  scanRecords: (prefix: string, name: string, opts: ScanRequest) =>
+    redactedWalk(prefix, name, opts, true, (job, rules) =>
+      admin.redactExportRecord(admin.toExportRecord(job, opts.state), rules),
+    ),
   actOnSelection: (prefix: string, name: string, action: admin.BulkAction, ids: string[]) =>
     admin.actOnSelection(redis(), prefix, name, action, ids),
   createBulkOp: (input: Parameters<typeof admin.createBulkOp>[1]) =>

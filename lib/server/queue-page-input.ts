@@ -64,3 +64,15 @@ export function requireConfirmation(confirm: string, name: string): void {
     ]);
   }
 }
+
+/** A rate limit as the limits panels send it: at most `max` starts per `duration` ms. */
+export const rateLimitSchema = z
+  .object({
+    max: z.number().int().min(1).max(1_000_000),
+    duration: z
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 60 * 60 * 1000),
+  })
+  .strict();

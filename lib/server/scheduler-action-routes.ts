@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { GroupInfo, SchedulerActionResponse } from '../api-types';
 import { withRoute } from './api';
 import { groupControl, schedulerControl } from './oxmq';
+import { rateLimitSchema } from './queue-page-input';
 import { requireQueue } from './queue-route';
 import { groupParams, groupTarget, schedulerParams, schedulerTarget } from './scheduler-route';
 
@@ -104,17 +105,7 @@ export const groupRateLimitRoute = withRoute(
     params: groupParams,
     body: z
       .object({
-        rateLimit: z
-          .object({
-            max: z.number().int().min(1).max(1_000_000),
-            duration: z
-              .number()
-              .int()
-              .min(1)
-              .max(24 * 60 * 60 * 1000),
-          })
-          .strict()
-          .nullable(),
+        rateLimit: rateLimitSchema.nullable(),
       })
       .strict(),
   },

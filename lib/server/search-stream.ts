@@ -44,7 +44,7 @@ export async function* searchStreamLines(
   try {
     for await (const step of walk) {
       last = { scanned: step.scanned, total: step.total, tooLarge: step.tooLarge };
-      const rows = step.rows.slice(0, limits.maxMatches - found);
+      const rows = step.views.slice(0, limits.maxMatches - found);
       found += rows.length;
       if (rows.length > 0) yield line({ type: 'matches', jobs: rows });
       if (found >= limits.maxMatches && !step.done) {

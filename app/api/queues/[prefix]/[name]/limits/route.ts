@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { QueueLimits } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
+import { rateLimitSchema } from '@/lib/server/queue-page-input';
 import { queuePage } from '@/lib/server/oxmq';
 import { queueParams, queueTarget, requireQueue } from '@/lib/server/queue-route';
 
@@ -17,18 +18,7 @@ export const GET = withRoute(
 
 const body = z
   .object({
-    rateLimit: z
-      .object({
-        max: z.number().int().min(1).max(1_000_000),
-        duration: z
-          .number()
-          .int()
-          .min(1)
-          .max(24 * 60 * 60 * 1000),
-      })
-      .strict()
-      .nullable()
-      .optional(),
+    rateLimit: rateLimitSchema.nullable().optional(),
     globalConcurrency: z.number().int().min(1).max(100_000).nullable().optional(),
   })
   .strict()
