@@ -6,11 +6,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Queue, Worker } from '../engine';
 import { OPERATOR } from '../test/console/users';
-import { redisOptions, sleep, uniqueQueueName, waitFor } from '../test/helpers/redis';
+import { redisOptions, uniqueQueueName, waitFor } from '../test/helpers/redis';
 import { launchChromium } from './browser';
 import { signIn } from './sign-in';
 
@@ -57,31 +57,47 @@ afterAll(async () => {
   await queue?.close();
 });
 
+/** Waits for the scan status to read `text`; a timeout says what it read instead. */
+async function expectStatus(groups: Locator, text: string): Promise<void> {
+  try {
+    await groups.getByText(text, { exact: true }).waitFor({ timeout: 30_000 });
+  } catch (caught) {
+    const shown = await groups
+      .getByRole('status')
+      .textContent()
+      .catch(() => null);
+    throw new Error(`scan status never read "${text}"; it reads "${shown}"`, { cause: caught });
+  }
+}
+
 describe('error groups in Chromium', () => {
   it('groups the failed tab by error, scans on by itself, and retries one group', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
     const page = await context.newPage();
     await signIn(page, baseUrl, OPERATOR);
-    // Each scan call asks for fewer jobs and answers a little late, so the page has to make
-    // successive calls and shows how far it got in between.
+    // Each scan call asks for fewer jobs, so the page has to make successive calls. The calls
+    // after the first are held until the page has said how far the first got: the in-between
+    // state is then on screen for as long as the test needs, however loaded the machine is.
     const calls: string[] = [];
+    let releaseFollowUps!: () => void;
+    const followUpsReleased = new Promise<void>((resolve) => (releaseFollowUps = resolve));
     await page.route('**/error-groups*', async (route) => {
       const url = new URL(route.request().url());
       url.searchParams.set('budget', String(CALL_BUDGET));
       calls.push(url.search);
-      await sleep(400);
-      await route.continue({ url: url.toString() });
+      if (url.searchParams.has('cursor')) await followUpsReleased;
+      // A call the page abandoned meanwhile (a new scan) has nothing left to continue.
+      await route.continue({ url: url.toString() }).catch(() => undefined);
     });
 
     await page.goto(`${baseUrl}/queues/bull/${name}?state=failed`);
     await page.getByLabel('Group by error').check();
     expect(new URL(page.url()).searchParams.get('group')).toBe('error');
     const groups = page.getByTestId('error-groups');
-    await groups
-      .getByText(`Grouped ${CALL_BUDGET} of 300 failed jobs… scanning`)
-      .waitFor({ timeout: 15_000 });
+    await expectStatus(groups, `Grouped ${CALL_BUDGET} of 300 failed jobs… scanning`);
     await groups.getByRole('button', { name: 'Stop' }).waitFor();
-    await groups.getByText('Grouped 300 of 300 failed jobs', { exact: true }).waitFor();
+    releaseFollowUps();
+    await expectStatus(groups, 'Grouped 300 of 300 failed jobs');
     expect(calls.length).toBeGreaterThanOrEqual(3);
     expect(calls.slice(1).every((search) => search.includes('cursor='))).toBe(true);
 
@@ -98,7 +114,7 @@ describe('error groups in Chromium', () => {
 
     // Reloading keeps the grouped view: the choice is in the URL.
     await page.reload();
-    await groups.getByText('Grouped 300 of 300 failed jobs', { exact: true }).waitFor();
+    await expectStatus(groups, 'Grouped 300 of 300 failed jobs');
 
     await timeoutRow.getByRole('button', { name: 'Retry group' }).click();
     await groups
@@ -106,7 +122,7 @@ describe('error groups in Chromium', () => {
       .getByText('retry error group in failed: 300 of 300 (100%)', { exact: false })
       .waitFor({ timeout: 15_000 });
     // The run ends, the groups are scanned again, and the retried group is gone.
-    await groups.getByText('Grouped 200 of 200 failed jobs', { exact: true }).waitFor();
+    await expectStatus(groups, 'Grouped 200 of 200 failed jobs');
     await waitFor(async () => (await rows.count()) === 2);
     expect(await rows.filter({ hasText: TIMEOUT_SIGNATURE }).count()).toBe(0);
     await page.screenshot({
