@@ -38,6 +38,7 @@ export default defineConfig(
       'next-env.d.ts',
       '**/*.lua',
       '**/*.tsbuildinfo',
+      'engine/dist/**',
     ],
   },
   js.configs.recommended,

@@ -1,6 +1,8 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { engineAliases } from './test/setup/engine-aliases';
 
 export default defineConfig({
+  resolve: { alias: engineAliases },
   test: {
     include: ['test/**/*.test.ts'],
     // The console suite builds and starts the app: its own config (vitest.console.config.mts),

@@ -1,8 +1,10 @@
 import { defineConfig } from 'vitest/config';
+import { engineAliases } from './test/setup/engine-aliases';
 
 // The console suite: HTTP API tests and the browser e2e against one built app (`next build`
 // once, in the global setup) on a private Redis. Run after the engine suite by `npm test`.
 export default defineConfig({
+  resolve: { alias: engineAliases },
   test: {
     include: [
       'test/console/**/*.test.ts',

@@ -4,7 +4,7 @@
  */
 import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
-import { BatchWorker, Queue, Worker, type Telemetry } from '../engine';
+import { BatchWorker, Queue, Worker, type Telemetry } from 'oxmq';
 import type { Lib } from './stats';
 
 export interface BenchJobOpts {

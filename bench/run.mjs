@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // `npm run bench`: nothing here runs TypeScript directly, so bench/main.ts and bench/child.ts are
 // bundled with rolldown (packages stay external and load from node_modules) into a temporary
-// directory, then main runs with node, the repository as working directory (the engine finds
-// lua/ there). Arguments are passed through: `npm run bench -- --quick`.
-import { spawn } from 'node:child_process';
+// directory, then main runs with node, the repository as working directory. The engine is one
+// of those packages: `oxmq` is built first (npm run build:engine) and loaded as a team's service
+// loads it, from its dist/. Arguments are passed through: `npm run bench -- --quick`.
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,6 +29,12 @@ async function bundle(entry) {
   writeFileSync(file, result.output[0].code);
   return file;
 }
+
+const built = spawnSync('npm', ['run', '--silent', 'build:engine'], {
+  cwd: repoRoot,
+  stdio: 'inherit',
+});
+if (built.status !== 0) process.exit(built.status ?? 1);
 
 let code = 1;
 try {

@@ -13,7 +13,7 @@
  */
 import { Queue as BullQueue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { scanJobs } from '../engine/admin/job-scan';
+import { scanJobs } from 'oxmq/admin';
 import { startRedis } from '../test/setup/redis-server';
 
 interface Args {

@@ -6,7 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { FlowProducer, Queue } from '../engine';
+import { FlowProducer, Queue } from 'oxmq';
 import { BACKLOG_CAP, FEEDS, type Feed, type FeedContext } from './feeds';
 import { DEMO_QUEUES, DIGEST_EVERY_MS, DIGEST_SCHEDULER_ID, type DemoQueueName } from './queues';
 import { scaled } from './timing';

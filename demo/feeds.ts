@@ -2,7 +2,7 @@
  * What the producer adds, to which queue, how often (in demo time, see timing.ts). About 4.5 jobs
  * a second at speed 1: a lively console, a light load.
  */
-import type { FlowProducer, Queue } from '../engine';
+import type { FlowProducer, Queue } from 'oxmq';
 import { DEMO_QUEUES, type DemoQueueName } from './queues';
 import { emailData, orderData, partnerCallData, reportData, transcodeData } from './sample-data';
 import { scaled } from './timing';

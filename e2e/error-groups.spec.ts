@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue, Worker } from '../engine';
+import { Queue, Worker } from 'oxmq';
 import { OPERATOR } from '../test/console/users';
 import { redisOptions, uniqueQueueName, waitFor } from '../test/helpers/redis';
 import { launchChromium } from './browser';

@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { FlowProducer, Queue, Worker } from '../engine';
+import { FlowProducer, Queue, Worker } from 'oxmq';
 import { redisOptions, uniqueQueueName, waitFor } from '../test/helpers/redis';
 import { GRAFANA_BASE, traceUrlFor } from '../test/console/links-env';
 import { OPERATOR, VIEWER } from '../test/console/users';

@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue } from '../engine';
+import { Queue } from 'oxmq';
 import { redisOptions, uniqueQueueName } from '../test/helpers/redis';
 import { VIEWER } from '../test/console/users';
 import { launchChromium } from './browser';

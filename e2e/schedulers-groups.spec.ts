@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue } from '../engine';
+import { Queue } from 'oxmq';
 import { OPERATOR } from '../test/console/users';
 import { redisOptions, uniqueQueueName } from '../test/helpers/redis';
 import { launchChromium } from './browser';

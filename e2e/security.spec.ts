@@ -6,7 +6,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { FlowProducer, Queue } from '../engine';
+import { FlowProducer, Queue } from 'oxmq';
 import { startConsole, type ConsoleServer } from '../test/console/console-server';
 import { attemptSignIn } from '../test/console/sign-in-attempt';
 import { ADMIN, consoleEnv } from '../test/console/users';

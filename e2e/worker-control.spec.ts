@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue, Worker } from '../engine';
+import { Queue, Worker } from 'oxmq';
 import { OPERATOR } from '../test/console/users';
 import { cancellableProcessor } from '../test/helpers/cancellable-processor';
 import { redisOptions, uniqueQueueName, waitFor } from '../test/helpers/redis';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Worker as BullWorker } from 'bullmq';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue, Worker } from '../engine';
+import { Queue, Worker } from 'oxmq';
 import { OPERATOR } from '../test/console/users';
 import { cancellableProcessor } from '../test/helpers/cancellable-processor';
 import { redisOptions, uniqueQueueName, waitFor } from '../test/helpers/redis';

@@ -1,5 +1,10 @@
-/** OxMQ's version; kept equal to package.json by a test. Used in script names and meta.version. */
-export const OXMQ_VERSION = '0.1.0';
+import { version } from './package.json';
+
+/**
+ * OxMQ's version, from the package's own manifest: read from source, and written into the
+ * built package by the bundler. Used in script names, meta.version and worker heartbeats.
+ */
+export const OXMQ_VERSION: string = version;
 
 /**
  * The library name written to a queue's meta `version` field (`<libName>:<version>`). It names

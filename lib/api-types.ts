@@ -3,7 +3,7 @@
  * handlers (app/api/) and the react-query hooks (components/). Type-only imports from the engine
  * are erased at build time, so client code never bundles engine code.
  */
-import type { AuditEntry, QueueOverview } from '@/engine/admin';
+import type { AuditEntry, QueueOverview } from 'oxmq/admin';
 import type { Role } from './roles';
 
 export type {
@@ -16,7 +16,7 @@ export type {
   QueueProblem,
   QueueProblemKind,
   QueueProblemSeverity,
-} from '@/engine/admin';
+} from 'oxmq/admin';
 
 /** Every error answer: a stable machine code, a human message, and zod issues for 422. */
 export interface ApiError {
@@ -101,20 +101,20 @@ export type {
   QueueDiagnosis,
   QueueLimits,
   SelectionResult,
-} from '@/engine/admin';
+} from 'oxmq/admin';
 
-export type JobListResponse = import('@/engine/admin').JobPage;
+export type JobListResponse = import('oxmq/admin').JobPage;
 
 /** A search: by id (a direct lookup: `scanned` 0) or a bounded scan of one state. */
-export type JobSearchResponse = import('@/engine/admin').JobSearchResult & {
+export type JobSearchResponse = import('oxmq/admin').JobSearchResult & {
   mode: 'id' | 'name' | 'text' | 'path';
 };
 
-export type BulkOperationResponse = import('@/engine/admin').BulkOperation;
+export type BulkOperationResponse = import('oxmq/admin').BulkOperation;
 
 /** One call's failed jobs grouped by error (GET .../error-groups); the page merges calls. */
-export type ErrorGroupsResponse = import('@/engine/admin').ErrorGroupScan;
-export type { ErrorGroup, ErrorGroupTally } from '@/engine/admin';
+export type ErrorGroupsResponse = import('oxmq/admin').ErrorGroupScan;
+export type { ErrorGroup, ErrorGroupTally } from 'oxmq/admin';
 
 export interface QueueCleanResponse {
   removed: number;
@@ -133,13 +133,13 @@ export type {
   MetricsTimeline,
   QueueMetrics,
   QueueWorkers,
-} from '@/engine/admin';
+} from 'oxmq/admin';
 
-export type { QueueWorkerRoster, WorkerRosterKind, WorkerRosterRow } from '@/engine/admin';
+export type { QueueWorkerRoster, WorkerRosterKind, WorkerRosterRow } from 'oxmq/admin';
 
 /** GET /api/workers: each queue's connections and its workers merged with their heartbeats. */
 export interface WorkersResponse {
-  queues: import('@/engine/admin').QueueWorkerRoster[];
+  queues: import('oxmq/admin').QueueWorkerRoster[];
   total: number;
   page: number;
   pageSize: number;
@@ -149,7 +149,7 @@ export interface WorkersResponse {
 
 /** GET /api/queues/:prefix/:name/workers: the queue's live OxMQ workers, from their heartbeats. */
 export interface QueueHeartbeatsResponse {
-  workers: import('@/engine/admin').WorkerHeartbeatRecord[];
+  workers: import('oxmq/admin').WorkerHeartbeatRecord[];
   /** Heartbeat index members (may include expired ones not pruned yet). */
   total: number;
 }
@@ -163,11 +163,11 @@ export interface WorkerCommandResponse {
 
 /** POST …/jobs/:id/cancel: what the request could reach (engine/admin/worker-heartbeats.ts). */
 export interface JobCancelResponse {
-  outcome: import('@/engine/admin').CancelRequestOutcome;
+  outcome: import('oxmq/admin').CancelRequestOutcome;
 }
 
 export interface MetricsListResponse {
-  queues: import('@/engine/admin').QueueMetrics[];
+  queues: import('oxmq/admin').QueueMetrics[];
   minutes: number;
   total: number;
   page: number;
@@ -175,21 +175,21 @@ export interface MetricsListResponse {
   complete: boolean;
 }
 
-export type QueueMetricsResponse = import('@/engine/admin').QueueMetrics & { minutes: number };
+export type QueueMetricsResponse = import('oxmq/admin').QueueMetrics & { minutes: number };
 
 /** GET /api/metrics/total: completed and failed per minute summed over a page of queues. */
-export type TotalThroughputResponse = import('@/engine/admin').TotalThroughput;
+export type TotalThroughputResponse = import('oxmq/admin').TotalThroughput;
 
 /** The data of every `event: events` message on GET /api/events. */
 export interface LiveEventsMessage {
-  batches: import('@/engine/admin').LiveEventBatch[];
+  batches: import('oxmq/admin').LiveEventBatch[];
 }
 
 // ---- job page and flows page ----
 
 /** One job as the job page shows it: data, opts and return value already redacted. */
 export interface JobDetailResponse extends Omit<
-  import('@/engine/admin').JobDetail,
+  import('oxmq/admin').JobDetail,
   'traceparent' | 'tracestate'
 > {
   prefix: string;
@@ -198,17 +198,17 @@ export interface JobDetailResponse extends Omit<
   redactedKeys: string[];
   /** The trace viewer's page for `traceId` (OXMQ_TRACE_URL); null when either is missing. */
   traceUrl: string | null;
-  children: import('@/engine/admin').JobChildrenPage;
+  children: import('oxmq/admin').JobChildrenPage;
 }
 
-export type JobLogsResponse = import('@/engine/admin').JobLogPage & {
+export type JobLogsResponse = import('oxmq/admin').JobLogPage & {
   page: number;
   pageSize: number;
 };
 
-export type JobTimelineResponse = import('@/engine/admin').JobTimeline;
-export type JobTimelineEntry = import('@/engine/admin').JobTimelineEntry;
-export type JobLinkRef = import('@/engine/admin').JobLinkRef;
+export type JobTimelineResponse = import('oxmq/admin').JobTimeline;
+export type JobTimelineEntry = import('oxmq/admin').JobTimelineEntry;
+export type JobLinkRef = import('oxmq/admin').JobLinkRef;
 
 export interface JobActionResponse {
   ok: true;
@@ -219,18 +219,18 @@ export interface JobActionResponse {
 export interface FlowGraphResponse {
   /** The job the page was opened for. */
   jobKey: string;
-  root: import('@/engine/admin').FlowRoot;
-  graph: Omit<import('@/engine/admin').FlowGraph, 'nodes'> & { nodes: FlowGraphNode[] };
+  root: import('oxmq/admin').FlowRoot;
+  graph: Omit<import('oxmq/admin').FlowGraph, 'nodes'> & { nodes: FlowGraphNode[] };
 }
 
-export type FlowChildrenResponse = Omit<import('@/engine/admin').FlowChildrenPage, 'nodes'> & {
+export type FlowChildrenResponse = Omit<import('oxmq/admin').FlowChildrenPage, 'nodes'> & {
   nodes: FlowGraphNode[];
 };
 /** A graph node with its trace viewer link, when it has a trace and OXMQ_TRACE_URL is set. */
-export type FlowGraphNode = import('@/engine/admin').FlowGraphNode & { traceUrl?: string };
-export type FlowGraphEdge = import('@/engine/admin').FlowGraphEdge;
+export type FlowGraphNode = import('oxmq/admin').FlowGraphNode & { traceUrl?: string };
+export type FlowGraphEdge = import('oxmq/admin').FlowGraphEdge;
 
-export type { JobLocation } from '@/engine/admin';
+export type { JobLocation } from 'oxmq/admin';
 
 // ---- streamed search (GET /api/queues/:prefix/:name/search/stream, NDJSON) ----
 /** Why a streamed search ended: null when it looked at the whole state. */
@@ -239,7 +239,7 @@ export type SearchStreamStop = 'matches' | 'time' | null;
 /** One line of a streamed search; `progress` and `matches` repeat, `end` or `error` is last. */
 export type SearchStreamLine =
   | { type: 'progress'; scanned: number; total: number; found: number; tooLarge: number }
-  | { type: 'matches'; jobs: import('@/engine/admin').JobRow[] }
+  | { type: 'matches'; jobs: import('oxmq/admin').JobRow[] }
   | {
       type: 'end';
       scanned: number;
@@ -251,8 +251,8 @@ export type SearchStreamLine =
   | { type: 'error'; code: string; message: string };
 
 // ---- job schedulers and tenant groups on the queue page ----
-export type { GroupPage, SchedulerIteration, SchedulerPage, SchedulerRow } from '@/engine/admin';
-export type GroupInfo = import('@/engine/admin').GroupPage['groups'][number];
+export type { GroupPage, SchedulerIteration, SchedulerPage, SchedulerRow } from 'oxmq/admin';
+export type GroupInfo = import('oxmq/admin').GroupPage['groups'][number];
 
 /** POST …/schedulers/:id/<action>: the new job (run), or the next run (resume, edit). */
 export interface SchedulerActionResponse {

@@ -2,7 +2,7 @@
  * The workers of a runner: one engine Worker per loaded processor module, in-process or
  * sandboxed, with their state for /health and their failures in the log.
  */
-import { BatchWorker, Worker, type BatchProcessor, type Job, type WorkerOptions } from '../engine';
+import { BatchWorker, Worker, type BatchProcessor, type Job, type WorkerOptions } from 'oxmq';
 import type { Logger } from './logger';
 import type { LoadedProcessor } from './processor-module';
 import type { SandboxMode } from './processor-options';

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import type { Job } from '../engine';
+import type { Job } from 'oxmq';
 import {
   describeOptionIssues,
   PROCESSOR_OPTIONS_SCHEMA,

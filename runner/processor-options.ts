@@ -4,7 +4,7 @@
  * rather than a default silently kept.
  */
 import { z } from 'zod';
-import type { KeepJobs, RateLimiterOptions } from '../engine';
+import type { KeepJobs, RateLimiterOptions } from 'oxmq';
 
 export type SandboxMode = false | 'process' | 'thread';
 

@@ -17,7 +17,7 @@ import {
 } from '@opentelemetry/resources';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { OXMQ_VERSION } from '../engine';
+import { OXMQ_VERSION } from 'oxmq';
 
 /** The service name when OTEL_SERVICE_NAME does not give one. */
 export const RUNNER_SERVICE_NAME = 'oxmq-worker';

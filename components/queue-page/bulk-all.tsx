@@ -6,7 +6,7 @@
  */
 import { formatCount } from '@/lib/format-number';
 import { useState } from 'react';
-import { BULK_ACTION_STATES } from '@/engine/admin/bulk-states';
+import { BULK_ACTION_STATES } from 'oxmq/admin';
 import type { BulkAction, QueueCountState } from '@/lib/api-types';
 import { useCanMutate } from '../session/session-context';
 import { BulkProgress } from './bulk-progress';

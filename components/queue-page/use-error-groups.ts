@@ -7,7 +7,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ErrorGroupsResponse, ErrorGroupTally } from '@/lib/api-types';
-import { mergeErrorGroups } from '@/engine/admin/error-group-merge';
+import { mergeErrorGroups } from 'oxmq/admin';
 import { ApiClientError, getJson } from '../api-client';
 import { queuePath } from '../queues/use-queues';
 

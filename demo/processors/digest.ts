@@ -1,5 +1,5 @@
 /** `digest`: fed by a job scheduler (every 30 s of demo time); each run is quick. */
-import type { Job } from '../../engine';
+import type { Job } from 'oxmq';
 import type { ProcessorOptions } from '../../runner';
 import { DEMO_QUEUES, SHARED_WORKER_OPTIONS } from '../queues';
 import { between, work } from '../timing';

@@ -1,5 +1,5 @@
 /** `emails`: quick jobs (50-300 ms), many at once, like a transactional mail sender. */
-import type { Job } from '../../engine';
+import type { Job } from 'oxmq';
 import type { ProcessorOptions } from '../../runner';
 import { DEMO_QUEUES, SHARED_WORKER_OPTIONS } from '../queues';
 import { between, work } from '../timing';

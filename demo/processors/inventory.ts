@@ -1,5 +1,5 @@
 /** `inventory`: the "reserve items" child of each order flow. Its result feeds "ship order". */
-import type { Job } from '../../engine';
+import type { Job } from 'oxmq';
 import type { ProcessorOptions } from '../../runner';
 import { DEMO_QUEUES, SHARED_WORKER_OPTIONS } from '../queues';
 import { between, work } from '../timing';

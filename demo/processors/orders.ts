@@ -2,7 +2,7 @@
  * `orders`: the parent of each order flow ("ship order"). It only runs once its children in
  * `payments` and `inventory` have completed, and ships with what they returned.
  */
-import type { Job } from '../../engine';
+import type { Job } from 'oxmq';
 import type { ProcessorOptions } from '../../runner';
 import { DEMO_QUEUES, SHARED_WORKER_OPTIONS } from '../queues';
 import { between, work } from '../timing';

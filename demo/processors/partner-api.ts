@@ -3,7 +3,7 @@
  * bursts, so they queue behind the limiter and the queue page's "Why isn't this queue moving?"
  * panel says the rate limiter holds them back.
  */
-import type { Job } from '../../engine';
+import type { Job } from 'oxmq';
 import type { ProcessorOptions } from '../../runner';
 import { DEMO_QUEUES, PARTNER_API_LIMIT, SHARED_WORKER_OPTIONS } from '../queues';
 import { between, work } from '../timing';

@@ -3,7 +3,7 @@
  * query could raise; the producer adds these jobs with 4 attempts and exponential backoff, so
  * the console shows retries, jobs that made it on a later attempt, and a few that never did.
  */
-import type { Job } from '../../engine';
+import type { Job } from 'oxmq';
 import type { ProcessorOptions } from '../../runner';
 import { DEMO_QUEUES, SHARED_WORKER_OPTIONS } from '../queues';
 import { between, pick, work } from '../timing';

@@ -3,7 +3,7 @@
  * updates the progress bar and adds a log line, so the job page has something to show while the
  * job runs.
  */
-import type { Job } from '../../engine';
+import type { Job } from 'oxmq';
 import type { ProcessorOptions } from '../../runner';
 import { DEMO_QUEUES, SHARED_WORKER_OPTIONS } from '../queues';
 import { between, work } from '../timing';

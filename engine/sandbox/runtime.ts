@@ -1,7 +1,9 @@
 /**
- * Where a sandbox child's code lives and how Node must be started to run it. Children run the
- * TypeScript entry child-main.ts (and the user's processor, often .ts too) through tsx's loader,
- * resolved to absolute paths once, so a child starts the same from any working directory.
+ * Where a sandbox child's code lives and how Node must be started to run it. From source, the
+ * child is the TypeScript entry child-main.ts and runs through tsx's loader; from the built
+ * package it is the compiled sandbox-child.cjs beside the bundle, and tsx (an optional peer) is
+ * loaded only when present, which is what a processor written in TypeScript needs. Paths are
+ * resolved to absolute ones once, so a child starts the same from any working directory.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -9,25 +11,33 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ValidationError } from '../errors';
 
-export interface SandboxRuntime {
-  /** Absolute path of child-main.ts. */
-  entryFile: string;
+/** tsx's hooks, for children that must load TypeScript. */
+export interface TsxHooks {
   /** file: URL of tsx's `--import` loader (ESM and CommonJS hooks), for child processes. */
-  tsxLoaderUrl: string;
+  loaderUrl: string;
   /** file: URL of tsx's ESM register API, for worker threads (where `--import` does not apply). */
-  tsxEsmApiUrl: string;
+  esmApiUrl: string;
   /** Absolute path of tsx's CommonJS register API, for worker threads. */
-  tsxCjsApiPath: string;
+  cjsApiPath: string;
 }
 
-const ENTRY = 'child-main.ts';
+export interface SandboxRuntime {
+  /** Absolute path of the child's entry (child-main.ts from source, sandbox-child.cjs built). */
+  entryFile: string;
+  /** tsx's hooks, or null when tsx is not installed (then only JavaScript processors run). */
+  tsx: TsxHooks | null;
+}
+
+const SOURCE_ENTRY = 'child-main.ts';
+const BUILT_ENTRY = 'sandbox-child.cjs';
 
 function findEntry(): string {
-  // The engine runs from source (tests, the runner) and from Next's server bundle, which keeps
-  // the repository layout: the entry sits next to this file or under the working directory.
+  // Beside this module: the source tree (tests, the runner) or the built package's dist/. Next's
+  // server bundle keeps the repository layout under the working directory instead.
   const candidates = [
-    path.join(__dirname, ENTRY),
-    path.resolve(process.cwd(), 'engine', 'sandbox', ENTRY),
+    path.join(__dirname, SOURCE_ENTRY),
+    path.join(__dirname, BUILT_ENTRY),
+    path.resolve(process.cwd(), 'engine', 'sandbox', SOURCE_ENTRY),
   ];
   const found = candidates.find((file) => existsSync(file));
   if (!found) {
@@ -48,7 +58,7 @@ function importTarget(exportsField: unknown, subpath: string): string | undefine
   return typeof target === 'string' ? target : undefined;
 }
 
-function findTsx(): Omit<SandboxRuntime, 'entryFile'> {
+function findTsx(): TsxHooks | null {
   const bases = [__filename, path.join(process.cwd(), 'package.json')];
   for (const base of bases) {
     try {
@@ -58,22 +68,40 @@ function findTsx(): Omit<SandboxRuntime, 'entryFile'> {
       const esmApi = importTarget(manifest.exports, './esm/api');
       if (!esmApi) continue;
       return {
-        tsxLoaderUrl: pathToFileURL(requireFrom.resolve('tsx')).href,
-        tsxEsmApiUrl: pathToFileURL(path.resolve(path.dirname(packageJson), esmApi)).href,
-        tsxCjsApiPath: requireFrom.resolve('tsx/cjs/api'),
+        loaderUrl: pathToFileURL(requireFrom.resolve('tsx')).href,
+        esmApiUrl: pathToFileURL(path.resolve(path.dirname(packageJson), esmApi)).href,
+        cjsApiPath: requireFrom.resolve('tsx/cjs/api'),
       };
     } catch {
       // Not resolvable from this base: try the next one.
     }
   }
-  throw new ValidationError('Sandboxed processors need the tsx package (npm install tsx)');
+  return null;
 }
+
+const TYPESCRIPT_FILE = /\.[cm]?tsx?$/i;
 
 let cached: SandboxRuntime | undefined;
 
-/** Resolved once per process; throws ValidationError when the entry or tsx is missing. */
-export function sandboxRuntime(): SandboxRuntime {
-  cached ??= { entryFile: findEntry(), ...findTsx() };
+/**
+ * Resolved once per process. Throws ValidationError when the child entry is missing, or when
+ * `processorFile` (or the entry itself, from source) is TypeScript and tsx is not installed.
+ */
+export function sandboxRuntime(processorFile?: string): SandboxRuntime {
+  if (!cached) {
+    const entryFile = findEntry();
+    cached = { entryFile, tsx: findTsx() };
+  }
+  if (cached.tsx === null) {
+    if (TYPESCRIPT_FILE.test(cached.entryFile)) {
+      throw new ValidationError('Sandboxed processors from source need the tsx package');
+    }
+    if (processorFile !== undefined && TYPESCRIPT_FILE.test(processorFile)) {
+      throw new ValidationError(
+        `Sandboxed processor ${processorFile} is TypeScript: install tsx (npm install tsx) or point to its compiled JavaScript`,
+      );
+    }
+  }
   return cached;
 }
 
@@ -94,11 +122,14 @@ const INHERITED_FLAGS = [
   '--trace-uncaught',
 ];
 
-export function childExecArgv(parentExecArgv: readonly string[], loaderUrl: string): string[] {
+export function childExecArgv(
+  parentExecArgv: readonly string[],
+  loaderUrl: string | null,
+): string[] {
   const inherited = parentExecArgv.filter((flag) =>
     INHERITED_FLAGS.some((allowed) =>
       allowed.endsWith('=') ? flag.startsWith(allowed) : flag === allowed,
     ),
   );
-  return [...inherited, '--import', loaderUrl];
+  return loaderUrl === null ? inherited : [...inherited, '--import', loaderUrl];
 }

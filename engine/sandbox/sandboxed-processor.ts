@@ -141,8 +141,9 @@ export class SandboxedProcessor {
   private loadErrorReported = false;
 
   constructor(private readonly options: SandboxedProcessorOptions) {
-    // Fails at construction (ValidationError) when tsx or the child entry cannot be found.
-    sandboxRuntime();
+    // Fails at construction (ValidationError) when the child entry cannot be found, or tsx when
+    // the processor needs it.
+    sandboxRuntime(options.file);
     this.pool = new SandboxPool(
       options.file,
       options.useWorkerThreads,

@@ -50,12 +50,12 @@ export interface ChildStartOptions {
 }
 
 function forkTransport(file: string, options: ForkOptions = {}): ChildTransport {
-  const runtime = sandboxRuntime();
+  const runtime = sandboxRuntime(file);
   const child = fork(runtime.entryFile, [file], {
     ...options,
     // The loader must stay; the caller's flags (a heap limit, say) come after it.
     execArgv: [
-      ...childExecArgv(process.execArgv, runtime.tsxLoaderUrl),
+      ...childExecArgv(process.execArgv, runtime.tsx?.loaderUrl ?? null),
       ...(options.execArgv ?? []),
     ],
     // Piped, then copied into this process's streams: whatever captures this process's output
@@ -100,20 +100,22 @@ function forkTransport(file: string, options: ForkOptions = {}): ChildTransport 
 
 /**
  * tsx's `--import` does not reach worker threads on Node 20, so the thread starts with a tiny
- * CommonJS bootstrap that registers tsx's ESM and CommonJS hooks, then imports the entry.
+ * CommonJS bootstrap that registers tsx's ESM and CommonJS hooks (when tsx is there), then
+ * imports the entry.
  */
 const THREAD_BOOTSTRAP = `
 const { workerData } = require('node:worker_threads');
-import(workerData.tsxEsmApiUrl)
-  .then((api) => {
-    api.register();
-    require(workerData.tsxCjsApiPath).register();
-    return import(workerData.entryUrl);
-  });
+const hooks = workerData.tsxEsmApiUrl
+  ? import(workerData.tsxEsmApiUrl).then((api) => {
+      api.register();
+      require(workerData.tsxCjsApiPath).register();
+    })
+  : Promise.resolve();
+hooks.then(() => import(workerData.entryUrl));
 `;
 
 function threadTransport(file: string, options: ThreadOptions = {}): ChildTransport {
-  const runtime = sandboxRuntime();
+  const runtime = sandboxRuntime(file);
   const thread = new ThreadWorker(THREAD_BOOTSTRAP, {
     ...options,
     eval: true,
@@ -122,8 +124,8 @@ function threadTransport(file: string, options: ThreadOptions = {}): ChildTransp
     workerData: {
       file,
       entryUrl: pathToFileURL(runtime.entryFile).href,
-      tsxEsmApiUrl: runtime.tsxEsmApiUrl,
-      tsxCjsApiPath: runtime.tsxCjsApiPath,
+      tsxEsmApiUrl: runtime.tsx?.esmApiUrl ?? null,
+      tsxCjsApiPath: runtime.tsx?.cjsApiPath ?? null,
     },
   });
   let runtimeError: Error | undefined;

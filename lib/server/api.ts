@@ -9,7 +9,7 @@
 import 'server-only';
 import type { NextRequest } from 'next/server';
 import { z } from 'zod';
-import type { AuditOutcome } from '@/engine/admin';
+import type { AuditOutcome } from 'oxmq/admin';
 import { hasRole, type Role } from '../roles';
 import { ApiProblem, errorResponse } from './api-error';
 import { engineRefusal } from './engine-errors';
@@ -17,7 +17,7 @@ import { BodyTooLargeError, readBoundedText } from './bounded-body';
 import { requestUser, type SessionUser } from './auth';
 import { getEnv } from './env';
 import { isReadOnly, recordAudit } from './oxmq';
-import { redactValue } from '@/engine/admin';
+import { redactValue } from 'oxmq/admin';
 import { redactionRules } from './redact';
 import { RouteRateLimiter, type RouteBudgetName } from './route-rate-limit';
 import { isSameOrigin } from './same-origin';

@@ -4,7 +4,7 @@
  */
 import 'server-only';
 import { z } from 'zod';
-import { SIGNATURE_LIMITS } from '@/engine/admin';
+import { SIGNATURE_LIMITS } from 'oxmq/admin';
 import { jobFilterSchema } from './queue-page-input';
 
 export const errorGroupFilterSchema = z

@@ -1,6 +1,6 @@
 /** The 404 for bulk operations that do not exist or belong to another queue. */
 import 'server-only';
-import type { BulkOperation } from '@/engine/admin';
+import type { BulkOperation } from 'oxmq/admin';
 import { ApiProblem } from './api-error';
 import { queuePage } from './oxmq';
 

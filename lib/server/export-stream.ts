@@ -6,7 +6,7 @@
  * never looks complete when it is not.
  */
 import 'server-only';
-import { EXPORT_COLUMNS, type ExportRecord, type JobFilter, type ScanOrder } from '@/engine/admin';
+import { EXPORT_COLUMNS, type ExportRecord, type JobFilter, type ScanOrder } from 'oxmq/admin';
 import type { QueueCountState } from '@/lib/api-types';
 import { csvRow } from '@/lib/csv';
 import { queuePage } from './oxmq';

@@ -1,6 +1,6 @@
 /** Flow routes: a job key is only read when it lies under a prefix this console serves. */
 import 'server-only';
-import { jobLinkOf, type JobLinkRef } from '@/engine/admin';
+import { jobLinkOf, type JobLinkRef } from 'oxmq/admin';
 import { ApiProblem } from './api-error';
 import { configuredPrefixes } from './oxmq';
 

@@ -4,7 +4,7 @@
  */
 import 'server-only';
 import type { z } from 'zod';
-import type { JobAction } from '@/engine/admin';
+import type { JobAction } from 'oxmq/admin';
 import type { JobActionResponse } from '../api-types';
 import type { Role } from '../roles';
 import { withRoute } from './api';

@@ -1,7 +1,7 @@
 /** Route parameters naming one job (engine refusals become answers in engine-errors.ts). */
 import 'server-only';
 import { z } from 'zod';
-import { isPlainJobId } from '@/engine/admin';
+import { isPlainJobId } from 'oxmq/admin';
 import { ApiProblem } from './api-error';
 import { queueParams, requireQueue } from './queue-route';
 

@@ -3,7 +3,7 @@
  * it through the engine's redacted view), so secrets never leave the server.
  */
 import 'server-only';
-import type { JobChildrenPage, JobDetail } from '@/engine/admin';
+import type { JobChildrenPage, JobDetail } from 'oxmq/admin';
 import type { JobDetailResponse } from '../api-types';
 import { traceUrlOf } from './links';
 import { redactedKeyNames } from './redact';

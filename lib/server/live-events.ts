@@ -7,7 +7,7 @@
  */
 import 'server-only';
 import type { Redis } from 'ioredis';
-import type { LiveEventBatch, QueueRef } from '@/engine/admin';
+import type { LiveEventBatch, QueueRef } from 'oxmq/admin';
 import { latestLiveEventIds, openLiveEventsConnection, readLiveEvents } from './oxmq';
 
 /** Streams one process watches at most; a subscriber asking beyond it gets the first ones. */

@@ -5,7 +5,7 @@
  */
 import 'server-only';
 import { z } from 'zod';
-import type { QueueRef } from '@/engine/admin';
+import type { QueueRef } from 'oxmq/admin';
 
 /** Queues one browser tab may watch; the overview's page size is 100. */
 export const MAX_QUEUES_PER_SUBSCRIBER = 200;

@@ -1,7 +1,7 @@
 /** The `minutes` query parameter of the metrics routes: clamped to the engine's cap. */
 import 'server-only';
 import { z } from 'zod';
-import { METRICS_LIMITS } from '@/engine/admin';
+import { METRICS_LIMITS } from 'oxmq/admin';
 
 export const minutesQuery = z.object({
   minutes: z.coerce

@@ -18,8 +18,8 @@ import {
   type AuditRecord,
   type QueueList,
   type QueueOverview,
-} from '@/engine/admin';
-import * as admin from '@/engine/admin';
+} from 'oxmq/admin';
+import * as admin from 'oxmq/admin';
 import {
   getQueueMetrics,
   latestEventIds,
@@ -27,12 +27,12 @@ import {
   type LiveEventBatch,
   type QueueMetrics,
   type QueueRef,
-} from '@/engine/admin';
+} from 'oxmq/admin';
 import { getEnv } from './env';
 import { redactionRules } from './redact';
 import { RefusalThrottle } from './refusal-throttle';
 
-export { AUDIT_DEFAULTS, AUDIT_ID_PATTERN } from '@/engine/admin';
+export { AUDIT_DEFAULTS, AUDIT_ID_PATTERN } from 'oxmq/admin';
 
 /** A console request should fail fast while Redis is away rather than queue for seconds. */
 const COMMAND_TIMEOUT_MS = 3_000;

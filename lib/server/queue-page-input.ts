@@ -6,7 +6,7 @@
  */
 import 'server-only';
 import { z } from 'zod';
-import { BULK_ACTIONS, QUEUE_COUNT_STATES } from '@/engine/admin';
+import { BULK_ACTIONS, QUEUE_COUNT_STATES } from 'oxmq/admin';
 import { hasRole, type Role } from '../roles';
 import { ApiProblem } from './api-error';
 import type { SessionUser } from './auth';

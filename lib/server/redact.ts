@@ -5,11 +5,11 @@
  * the routes answer (lib/server/oxmq.ts applies it to every read that carries job text).
  */
 import 'server-only';
-import { redactionRules as rulesWith, type RedactionRules } from '@/engine/admin';
+import { redactionRules as rulesWith, type RedactionRules } from 'oxmq/admin';
 import { getEnv } from './env';
 
-export { REDACTED } from '@/engine/admin';
-export type { RedactionRules } from '@/engine/admin';
+export { REDACTED } from 'oxmq/admin';
+export type { RedactionRules } from 'oxmq/admin';
 
 let cached: { extra: readonly string[]; rules: RedactionRules } | undefined;
 

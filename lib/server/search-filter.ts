@@ -4,7 +4,7 @@
  */
 import 'server-only';
 import { z } from 'zod';
-import type { JobFilter, JobSearchMode } from '@/engine/admin';
+import type { JobFilter, JobSearchMode } from 'oxmq/admin';
 import { dataPathSchema } from './queue-page-input';
 
 export const SCAN_MODES = ['name', 'text', 'path'] as const satisfies readonly JobSearchMode[];

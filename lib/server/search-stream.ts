@@ -4,7 +4,7 @@
  * the status line is sent already, so the failure travels in the body).
  */
 import 'server-only';
-import type { JobFilter, ScanOrder } from '@/engine/admin';
+import type { JobFilter, ScanOrder } from 'oxmq/admin';
 import type { QueueCountState, SearchStreamLine, SearchStreamStop } from '@/lib/api-types';
 import { queuePage } from './oxmq';
 

@@ -4,7 +4,7 @@
  * validation and unserved prefixes are refused before anything is written.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue } from '../../engine';
+import { Queue } from 'oxmq';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';
 import { signIn, type ConsoleClient } from './console-client';
 import { OPERATOR, VIEWER } from './users';

@@ -3,7 +3,7 @@
  * sessions, roles, same-origin, input validation, read-only mode, the audit log and health.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue } from '../../engine';
+import { Queue } from 'oxmq';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';
 import { startRedis, type RedisServer } from '../setup/redis-server';
 import { anonymousClient, signIn, type ConsoleClient } from './console-client';

@@ -4,7 +4,7 @@
  * through a per-actor throttle, so they can never push real actions out of the history.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue } from '../../engine';
+import { Queue } from 'oxmq';
 import type { AuditListResponse } from '../../lib/api-types';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';
 import { signIn, type ConsoleClient } from './console-client';

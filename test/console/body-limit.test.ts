@@ -6,7 +6,7 @@
 import http from 'node:http';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ApiError } from '../../lib/api-types';
-import { Queue } from '../../engine';
+import { Queue } from 'oxmq';
 import { redisOptions, uniqueQueueName } from '../helpers/redis';
 import { anonymousClient, signIn, type ConsoleClient } from './console-client';
 import { OPERATOR } from './users';

@@ -27,7 +27,7 @@ import {
   variableQueries,
   type VariableValues,
 } from '../../grafana/src/index';
-import { FlowProducer, Queue } from '../../engine';
+import { FlowProducer, Queue } from 'oxmq';
 import { startPrometheus, type RunningPrometheus } from '../helpers/prometheus';
 import { startRunnerProcess } from '../helpers/runner-process';
 import { startRedis, type RedisServer } from '../setup/redis-server';

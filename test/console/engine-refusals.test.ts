@@ -4,7 +4,7 @@
  * without `force` is a conflict (409, with the engine's reason), and nothing is deleted.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue, Worker } from '../../engine';
+import { Queue, Worker } from 'oxmq';
 import type { ApiError } from '../../lib/api-types';
 import { cancellableProcessor } from '../helpers/cancellable-processor';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';

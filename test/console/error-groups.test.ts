@@ -6,7 +6,7 @@
  * removing a group needs an admin and the queue's name typed.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue, Worker } from '../../engine';
+import { Queue, Worker } from 'oxmq';
 import type {
   ApiError,
   AuditListResponse,

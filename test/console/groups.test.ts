@@ -4,7 +4,7 @@
  * are INVALID_INPUT), a viewer's action is 403, actions are audited, unknown groups are 404.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue } from '../../engine';
+import { Queue } from 'oxmq';
 import type { ApiError, AuditListResponse, GroupInfo, GroupPage } from '../../lib/api-types';
 import { redisOptions, uniqueQueueName } from '../helpers/redis';
 import { signIn, type ConsoleClient } from './console-client';

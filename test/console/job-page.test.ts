@@ -4,7 +4,7 @@
  * actions by role, input validation, and the bounded flow graph with "load more".
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { FlowProducer, Queue, Worker } from '../../engine';
+import { FlowProducer, Queue, Worker } from 'oxmq';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 import { startConsole, type ConsoleServer } from './console-server';
 import { signIn, type ConsoleClient } from './console-client';

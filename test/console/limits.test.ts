@@ -5,7 +5,7 @@
  * a cap on one user's open live streams, and live streams only for queues that exist.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue } from '../../engine';
+import { Queue } from 'oxmq';
 import type { ApiError } from '../../lib/api-types';
 import { redisOptions, uniqueQueueName } from '../helpers/redis';
 import { signIn, type ConsoleClient } from './console-client';

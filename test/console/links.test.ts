@@ -5,7 +5,7 @@
  * their trace viewer link, and a job without a trace has none.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { FlowProducer, Queue } from '../../engine';
+import { FlowProducer, Queue } from 'oxmq';
 import type {
   FlowChildrenResponse,
   FlowGraphResponse,

@@ -4,7 +4,7 @@
  * per process (and its blocking Redis connection) goes away when the last browser leaves.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue, Worker } from '../../engine';
+import { Queue, Worker } from 'oxmq';
 import type { LiveEventsMessage } from '../../lib/api-types';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 import { anonymousClient, signIn, type ConsoleClient } from './console-client';

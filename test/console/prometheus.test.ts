@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue, Worker } from '../../engine';
+import { Queue, Worker } from 'oxmq';
 import type { JobDetailResponse, QueueListResponse } from '../../lib/api-types';
 import { metricSections, parsePrometheusText } from '../helpers/prometheus-text';
 import { commandCalls } from '../helpers/command-stats';

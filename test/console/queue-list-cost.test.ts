@@ -3,7 +3,7 @@
  * come from ONE CLIENT LIST, not one per queue (every open tab polls this every few seconds).
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue, Worker } from '../../engine';
+import { Queue, Worker } from 'oxmq';
 import type { QueueListResponse } from '../../lib/api-types';
 import { commandCalls } from '../helpers/command-stats';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';

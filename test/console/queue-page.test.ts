@@ -4,7 +4,7 @@
  * operations with progress and cancel, roles on destructive actions, and 422 on bad input.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue, Worker } from '../../engine';
+import { Queue, Worker } from 'oxmq';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 import { signIn, type ConsoleClient } from './console-client';
 import { ADMIN, OPERATOR, VIEWER } from './users';

@@ -4,7 +4,7 @@
  * connected; and the failed list read newest first.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue, Worker } from '../../engine';
+import { Queue, Worker } from 'oxmq';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 import { signIn, type ConsoleClient } from './console-client';
 import { VIEWER } from './users';

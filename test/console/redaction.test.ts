@@ -9,7 +9,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { FlowProducer, Queue, Worker } from '../../engine';
+import { FlowProducer, Queue, Worker } from 'oxmq';
 import type {
   BulkOperationResponse,
   JobSearchResponse,

@@ -5,7 +5,7 @@
  * action is 403; actions are audited; a read-only console refuses them.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue } from '../../engine';
+import { Queue } from 'oxmq';
 import type {
   ApiError,
   AuditListResponse,

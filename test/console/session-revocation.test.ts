@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue } from '../../engine';
+import { Queue } from 'oxmq';
 import type { ApiError } from '../../lib/api-types';
 import { redisOptions, uniqueQueueName } from '../helpers/redis';
 import { signIn } from './console-client';

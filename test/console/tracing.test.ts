@@ -4,7 +4,7 @@
  * whose context the job carries.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue } from '../../engine';
+import { Queue } from 'oxmq';
 import type { JobActionResponse } from '../../lib/api-types';
 import { startOtlpReceiver, OTLP_KIND, type OtlpReceiver } from '../helpers/otlp-receiver';
 import { redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';

@@ -4,7 +4,7 @@
  * saying what the request reached.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue, Worker } from '../../engine';
+import { Queue, Worker } from 'oxmq';
 import type {
   ApiError,
   JobCancelResponse,

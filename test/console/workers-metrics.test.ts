@@ -5,7 +5,7 @@
  */
 import { Worker as BullWorker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue, QueueEvents, Worker } from '../../engine';
+import { Queue, QueueEvents, Worker } from 'oxmq';
 import type {
   MetricsListResponse,
   QueueMetricsResponse,

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { Worker as BullWorker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue, Worker } from '../../engine';
+import { Queue, Worker } from 'oxmq';
 import type {
   QueueListResponse,
   TotalThroughputResponse,

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Queue, type Job } from '../../engine';
+import { Queue, type Job } from 'oxmq';
 import { BACKLOG_CAP } from '../../demo/feeds';
 import {
   DEMO_QUEUES,

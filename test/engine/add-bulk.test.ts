@@ -4,7 +4,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Queue } from '../../engine';
+import { Queue } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { commandCalls } from '../helpers/command-stats';
 import { countScriptCalls } from '../helpers/script-calls';

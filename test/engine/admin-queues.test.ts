@@ -5,7 +5,7 @@
 import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Queue, Worker } from '../../engine';
+import { Queue, Worker } from 'oxmq';
 import {
   appendAudit,
   getQueueOverview,
@@ -14,7 +14,7 @@ import {
   queueExists,
   readAudit,
   resumeQueue,
-} from '../../engine/admin';
+} from 'oxmq/admin';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 

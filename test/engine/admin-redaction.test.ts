@@ -14,7 +14,7 @@ import {
   redactText,
   redactValue,
   restoreRedacted,
-} from '../../engine/admin';
+} from 'oxmq/admin';
 
 const R = REDACTED;
 

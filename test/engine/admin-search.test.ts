@@ -4,14 +4,14 @@
  * of bytes of job hashes, however large the jobs, saying when that budget stopped it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Queue } from '../../engine';
+import { Queue } from 'oxmq';
 import {
   createBulkOp,
   redactionRules,
   runBulkChunk,
   searchJobs,
   type JobSearchOptions,
-} from '../../engine/admin';
+} from 'oxmq/admin';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';
 

@@ -4,8 +4,8 @@
  * passed it on.
  */
 import { describe, expect, it } from 'vitest';
-import { Queue } from '../../engine';
-import { actOnSelection, findJob } from '../../engine/admin';
+import { Queue } from 'oxmq';
+import { actOnSelection, findJob } from 'oxmq/admin';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';
 

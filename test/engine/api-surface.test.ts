@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Job, Worker } from '../../engine';
+import { Job, Worker } from 'oxmq';
 
 const require = createRequire(import.meta.url);
 const bullmqDir = path.dirname(require.resolve('bullmq/package.json'));

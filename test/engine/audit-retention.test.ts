@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { appendAudit, readAudit, type AuditRecord } from '../../engine/admin';
+import { appendAudit, readAudit, type AuditRecord } from 'oxmq/admin';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient } from '../helpers/redis';
 

@@ -5,7 +5,7 @@
  */
 import { Worker as BullWorker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { BatchWorker, Job, Queue, ValidationError, Worker } from '../../engine';
+import { BatchWorker, Job, Queue, ValidationError, Worker } from 'oxmq';
 import { startChildWorker } from '../helpers/child-worker';
 import { useCleanup } from '../helpers/cleanup';
 import { redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';

@@ -5,7 +5,7 @@
 import { Worker as BullWorker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { Queue, Worker } from '../../engine';
+import { Queue, Worker } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 

@@ -8,8 +8,8 @@
  * nothing written, and a hash without a timestamp must still complete.
  */
 import { describe, expect, it } from 'vitest';
-import { Queue, QueueEvents, Worker } from '../../engine';
-import { completionBatchLimit } from '../../engine/worker/completion-batcher';
+import { Queue, QueueEvents, Worker } from 'oxmq';
+import { completionBatchLimit } from 'oxmq/internals';
 import { useCleanup } from '../helpers/cleanup';
 import { countScriptCalls } from '../helpers/script-calls';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Queue, ValidationError, Worker, type Job } from '../../engine';
+import { Queue, ValidationError, Worker, type Job } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import {
   rawClient,

@@ -9,7 +9,7 @@
  */
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { Queue, ValidationError, Worker, type JobsOptions } from '../../engine';
+import { Queue, ValidationError, Worker, type JobsOptions } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';
 import { eventsNamed, queueKey, queueKeys, zsetWithScores } from '../helpers/redis-state';

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Queue, Worker } from '../../engine';
+import { Queue, Worker } from 'oxmq';
 import {
   createBulkOp,
   groupFailedJobs,
@@ -16,7 +16,7 @@ import {
   runBulkChunk,
   type ErrorGroupScan,
   type ErrorGroupTally,
-} from '../../engine/admin';
+} from 'oxmq/admin';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 
 const PER_ERROR = 100;

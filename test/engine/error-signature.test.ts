@@ -4,11 +4,7 @@
  * and different errors keep different ones.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  errorSignature,
-  NO_REASON_SIGNATURE,
-  SIGNATURE_LIMITS,
-} from '../../engine/admin/error-signature';
+import { errorSignature, NO_REASON_SIGNATURE, SIGNATURE_LIMITS } from 'oxmq/internals';
 
 const same = (a: string, b: string) => expect(errorSignature(a)).toBe(errorSignature(b));
 

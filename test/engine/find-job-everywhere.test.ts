@@ -1,7 +1,7 @@
 /** engine/admin/find-job-everywhere.ts: one id looked up across queues, on a real Redis. */
 import { afterAll, describe, expect, it } from 'vitest';
-import { Queue } from '../../engine';
-import { findJobEverywhere } from '../../engine/admin';
+import { Queue } from 'oxmq';
+import { findJobEverywhere } from 'oxmq/admin';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';
 

@@ -22,7 +22,7 @@ import {
   ValidationError,
   WaitingChildrenError,
   Worker,
-} from '../../engine';
+} from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';
 

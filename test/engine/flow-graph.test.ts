@@ -11,7 +11,7 @@ import {
 } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FlowProducer, TraceContext, ValidationError, Worker, type FlowJob } from '../../engine';
+import { FlowProducer, TraceContext, ValidationError, Worker, type FlowJob } from 'oxmq';
 import {
   expandFlowGraph,
   getFlowChildren,
@@ -19,7 +19,7 @@ import {
   rootOf,
   type FlowGraph,
   type FlowGraphNode,
-} from '../../engine/admin';
+} from 'oxmq/admin';
 import { startRedis, type RedisServer } from '../setup/redis-server';
 import { useCleanup } from '../helpers/cleanup';
 import { commandCalls } from '../helpers/command-stats';

@@ -10,8 +10,8 @@ import {
 } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FlowProducer, ValidationError, Worker, type FlowJob, type JobNode } from '../../engine';
-import { readFlow, type ReadFlowOptions } from '../../engine/flow-reader';
+import { FlowProducer, ValidationError, Worker, type FlowJob, type JobNode } from 'oxmq';
+import { readFlow, type ReadFlowOptions } from 'oxmq/internals';
 import { startRedis, type RedisServer } from '../setup/redis-server';
 import { useCleanup } from '../helpers/cleanup';
 import { commandCalls } from '../helpers/command-stats';

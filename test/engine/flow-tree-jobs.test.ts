@@ -6,7 +6,7 @@
 import { FlowProducer as BullFlowProducer, Queue as BullQueue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { FlowProducer, Job, Queue, Worker, type FlowJob } from '../../engine';
+import { FlowProducer, Job, Queue, Worker, type FlowJob } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 

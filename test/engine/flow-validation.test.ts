@@ -18,8 +18,8 @@ import {
   type FlowChildJob,
   type FlowJob,
   type JobsOptions,
-} from '../../engine';
-import { FLOW_LIMITS } from '../../engine/defaults';
+} from 'oxmq';
+import { FLOW_LIMITS } from 'oxmq/internals';
 import { useCleanup } from '../helpers/cleanup';
 import { snapshot } from '../helpers/flow-state';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';

@@ -18,7 +18,7 @@ import {
   type FlowJob,
   type Job,
   type JobNode,
-} from '../../engine';
+} from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { gate } from '../helpers/flow-sides';
 import { hashSlot, keysUnder, processedValues, snapshot } from '../helpers/flow-state';

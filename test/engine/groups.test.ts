@@ -6,14 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import {
-  FlowProducer,
-  Queue,
-  ValidationError,
-  WaitingChildrenError,
-  Worker,
-  type Job,
-} from '../../engine';
+import { FlowProducer, Queue, ValidationError, WaitingChildrenError, Worker, type Job } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';
 import { queueKey } from '../helpers/redis-state';

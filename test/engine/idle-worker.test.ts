@@ -4,7 +4,7 @@
  * script after every empty block. The fetches are counted on the worker's own (real) client.
  */
 import { describe, expect, it } from 'vitest';
-import { Queue, Worker } from '../../engine';
+import { Queue, Worker } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { countScriptCalls } from '../helpers/script-calls';
 import { redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';

@@ -9,7 +9,7 @@ import {
   TimeoutError,
   TraceContext,
   Worker,
-} from '../../engine';
+} from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';
 

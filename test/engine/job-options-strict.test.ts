@@ -5,8 +5,8 @@
  */
 import { Queue as BullQueue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { FlowProducer, Queue, ValidationError, type JobsOptions } from '../../engine';
-import { acceptedJobOptions } from '../../engine/job-option-names';
+import { FlowProducer, Queue, ValidationError, type JobsOptions } from 'oxmq';
+import { acceptedJobOptions } from 'oxmq/internals';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';
 

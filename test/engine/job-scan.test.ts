@@ -5,14 +5,9 @@
  */
 import { Queue as BullQueue } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Queue } from '../../engine';
-import {
-  JOB_SCAN_LIMITS,
-  scanJobs,
-  type JobScanOptions,
-  type JobScanStep,
-} from '../../engine/admin';
-import { readJobWindow } from '../../engine/admin/job-window';
+import { Queue } from 'oxmq';
+import { JOB_SCAN_LIMITS, scanJobs, type JobScanOptions, type JobScanStep } from 'oxmq/admin';
+import { readJobWindow } from 'oxmq/internals';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';
 

@@ -5,8 +5,8 @@
  * input refused with nothing written.
  */
 import { describe, expect, inject, it } from 'vitest';
-import { Queue, ValidationError, Worker, type Job } from '../../engine';
-import { JobScheduler, type RepeatOptions } from '../../engine/job-scheduler';
+import { Queue, ValidationError, Worker, type Job } from 'oxmq';
+import { JobScheduler, type RepeatOptions } from 'oxmq/internals';
 import { startChildWorker, type ChildWorker } from '../helpers/child-worker';
 import { useCleanup } from '../helpers/cleanup';
 import { queueKey, queueKeys } from '../helpers/redis-state';

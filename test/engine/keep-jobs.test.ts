@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { Queue, Worker, type Job, type JobsOptions, type KeepJobs } from '../../engine';
+import { Queue, Worker, type Job, type JobsOptions, type KeepJobs } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';
 

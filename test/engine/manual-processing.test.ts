@@ -4,7 +4,7 @@
  */
 import { QueueEvents as BullQueueEvents } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { Job, Queue, ValidationError, Worker } from '../../engine';
+import { Job, Queue, ValidationError, Worker } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 

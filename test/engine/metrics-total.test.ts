@@ -3,8 +3,8 @@
  * queues summed minute by minute, written by real workers started with the `metrics` option.
  */
 import { describe, expect, it } from 'vitest';
-import { Queue, Worker } from '../../engine';
-import { getTotalThroughput, sumTimelines, type MetricsTimeline } from '../../engine/admin';
+import { Queue, Worker } from 'oxmq';
+import { getTotalThroughput, sumTimelines, type MetricsTimeline } from 'oxmq/admin';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 

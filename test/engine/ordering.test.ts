@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Queue, Worker, type Job } from '../../engine';
+import { Queue, Worker, type Job } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { startTcpProxy } from '../helpers/engine-tcp-proxy';
 import { rawClient, redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';

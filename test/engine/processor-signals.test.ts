@@ -6,7 +6,7 @@ import type { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import * as bullmq from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import * as oxmq from '../../engine';
+import * as oxmq from 'oxmq';
 import {
   DelayedError,
   DelayedException,
@@ -20,7 +20,7 @@ import {
   WaitingException,
   Worker,
   type Job,
-} from '../../engine';
+} from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 

@@ -3,13 +3,8 @@
  * HELP/TYPE per family) and the last-closed-minute arithmetic over bullmq's metrics layout.
  */
 import { describe, expect, it } from 'vitest';
-import { lastClosedMinuteCount } from '../../engine/admin/prometheus/closed-minute';
-import {
-  escapeHelp,
-  escapeLabelValue,
-  formatValue,
-  renderFamilies,
-} from '../../engine/admin/prometheus/text-format';
+import { lastClosedMinuteCount } from 'oxmq/internals';
+import { escapeHelp, escapeLabelValue, formatValue, renderFamilies } from 'oxmq/internals';
 
 describe('text format', () => {
   it('escapes backslash, double quote and line feed in label values, nothing else', () => {

@@ -4,7 +4,7 @@
  */
 import { QueueEvents as BullQueueEvents, QueueEventsProducer as BullProducer } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { QueueEvents, QueueEventsProducer, ValidationError } from '../../engine';
+import { QueueEvents, QueueEventsProducer, ValidationError } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 

@@ -1,8 +1,8 @@
 import { Queue as BullQueue, QueueEvents as BullQueueEvents, Worker as BullWorker } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FinishedEventsSource } from '../../engine/job';
-import { QueueEvents, type QueueEventsOptions } from '../../engine/queue-events';
+import type { FinishedEventsSource } from 'oxmq/internals';
+import { QueueEvents, type QueueEventsOptions } from 'oxmq/internals';
 import { startTcpProxy } from '../helpers/engine-tcp-proxy';
 import { rawClient, redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';
 import { startRedis } from '../setup/redis-server';

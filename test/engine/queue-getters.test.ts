@@ -4,14 +4,7 @@
  */
 import { FlowProducer as BullFlowProducer, Queue as BullQueue, Worker as BullWorker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ClosedError,
-  FlowProducer,
-  OXMQ_VERSION,
-  Queue,
-  QueueEvents,
-  ValidationError,
-} from '../../engine';
+import { ClosedError, FlowProducer, OXMQ_VERSION, Queue, QueueEvents, ValidationError } from 'oxmq';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 
 type Closable = { close(): Promise<unknown> } | { quit(): Promise<unknown> };

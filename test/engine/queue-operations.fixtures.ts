@@ -2,11 +2,11 @@
 import { Queue as BullQueue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterEach } from 'vitest';
-import type { NewJob } from '../../engine/backend/queue-backend';
-import { RedisQueueBackend } from '../../engine/backend/redis/redis-queue-backend';
-import { RedisQueueOperations } from '../../engine/backend/redis/queue-operations';
-import { QueueKeys } from '../../engine/keys';
-import { registerScripts } from '../../engine/scripts/loader';
+import type { NewJob } from 'oxmq/internals';
+import { RedisQueueBackend } from 'oxmq/internals';
+import { RedisQueueOperations } from 'oxmq/internals';
+import { QueueKeys } from 'oxmq/internals';
+import { registerScripts } from 'oxmq/internals';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';
 import { queueKeys as fullQueueKeys, queueKey, readStream } from '../helpers/redis-state';
 

@@ -4,16 +4,16 @@
  */
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { RedisQueueOperations } from '../../engine/backend/redis/queue-operations';
-import { DEFAULTS } from '../../engine/defaults';
+import { RedisQueueOperations } from 'oxmq/internals';
+import { DEFAULTS } from 'oxmq/internals';
 import {
   JobBelongsToSchedulerError,
   JobNotFoundError,
   JobNotInStateError,
   QueueStateError,
   ValidationError,
-} from '../../engine/errors';
-import { QueueKeys } from '../../engine/keys';
+} from 'oxmq/internals';
+import { QueueKeys } from 'oxmq/internals';
 import {
   activate,
   addJobs,

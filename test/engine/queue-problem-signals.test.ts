@@ -6,9 +6,9 @@
  */
 import { Worker as BullWorker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { Queue, Worker } from '../../engine';
-import { getQueueOverview, missingWorkers, recentStalls } from '../../engine/admin';
-import { QueueKeys } from '../../engine/keys';
+import { Queue, Worker } from 'oxmq';
+import { getQueueOverview, missingWorkers, recentStalls } from 'oxmq/admin';
+import { QueueKeys } from 'oxmq/internals';
 import { startChildWorker, type ChildWorker } from '../helpers/child-worker';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';

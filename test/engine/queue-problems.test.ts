@@ -1,6 +1,6 @@
 /** The overview's problem rules, from already-read numbers (no Redis). */
 import { describe, expect, it } from 'vitest';
-import { queueProblems, type ProblemInput } from '../../engine/admin';
+import { queueProblems, type ProblemInput } from 'oxmq/admin';
 
 const NOW = Date.UTC(2026, 0, 1, 12, 0, 0);
 const healthy: ProblemInput = {

@@ -24,7 +24,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Queue, RateLimitError, ValidationError, Worker } from '../../engine';
+import { Queue, RateLimitError, ValidationError, Worker } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { commandCalls } from '../helpers/command-stats';
 import { startLimitedChild, type LimitedChild } from '../helpers/limited-child';

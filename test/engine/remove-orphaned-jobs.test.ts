@@ -4,8 +4,8 @@
  */
 import { Queue as BullQueue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { FlowProducer, Queue, ValidationError } from '../../engine';
-import { jobIdOfQueueKey } from '../../engine/backend/redis/remove-orphaned-jobs';
+import { FlowProducer, Queue, ValidationError } from 'oxmq';
+import { jobIdOfQueueKey } from 'oxmq/internals';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';
 

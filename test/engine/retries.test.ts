@@ -10,7 +10,7 @@ import {
   Worker,
   type JobsOptions,
   type WorkerOptions,
-} from '../../engine';
+} from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';
 import { streamEntries } from '../helpers/redis-state';

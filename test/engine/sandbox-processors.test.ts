@@ -12,7 +12,7 @@ import {
   Worker,
   type Job,
   type WorkerOptions,
-} from '../../engine';
+} from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';
 

@@ -14,7 +14,7 @@ import {
   ValidationError,
   Worker,
   type Job,
-} from '../../engine';
+} from 'oxmq';
 import {
   actOnGroup,
   editSchedulerRepeat,
@@ -25,7 +25,7 @@ import {
   removeScheduler,
   resumeScheduler,
   runSchedulerNow,
-} from '../../engine/admin';
+} from 'oxmq/admin';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Queue } from '../../engine';
+import { Queue } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';
 

@@ -5,10 +5,10 @@
  * of generated jobs and queries; and it must actually rule out the plain non-matches it is for.
  */
 import { describe, expect, it } from 'vitest';
-import { jobMatcher, type JobFilter } from '../../engine/admin';
-import { searchPrefilter, telltaleWords } from '../../engine/admin/search-prefilter';
-import { Job } from '../../engine/job';
-import { queueHandle } from '../../engine/admin/queue-handle';
+import { jobMatcher, type JobFilter } from 'oxmq/admin';
+import { searchPrefilter, telltaleWords } from 'oxmq/internals';
+import { Job } from 'oxmq/internals';
+import { queueHandle } from 'oxmq/internals';
 import { rawClient } from '../helpers/redis';
 
 // A Job built from stored fields needs a queue object; nothing here talks to Redis.

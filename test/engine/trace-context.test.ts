@@ -2,8 +2,8 @@
  * TraceContext against W3C Trace Context Level 1 (traceparent / tracestate header formats).
  */
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../engine/errors';
-import { TraceContext } from '../../engine/telemetry/trace-context';
+import { ValidationError } from 'oxmq/internals';
+import { TraceContext } from 'oxmq/internals';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const SPAN_ID = '00f067aa0ba902b7';

@@ -1,6 +1,6 @@
 /** The trace id the console links a job to (engine/telemetry/trace-id.ts). */
 import { describe, expect, it } from 'vitest';
-import { traceIdOf } from '../../engine/telemetry/trace-id';
+import { traceIdOf } from 'oxmq/internals';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT = `00-${TRACE}-00f067aa0ba902b7-01`;

@@ -6,7 +6,7 @@ import {
   type JobsOptions,
   type KeepJobs,
   type WorkerOptions,
-} from '../../engine';
+} from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';
 

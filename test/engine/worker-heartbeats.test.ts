@@ -8,15 +8,15 @@ import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker as BullWorker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { BatchWorker, Queue, ValidationError, Worker } from '../../engine';
+import { BatchWorker, Queue, ValidationError, Worker } from 'oxmq';
 import {
   listWorkerHeartbeats,
   quietWorker,
   resumeWorker,
   type WorkerHeartbeatRecord,
-} from '../../engine/admin';
-import { OXMQ_VERSION } from '../../engine/version';
-import { HEARTBEAT_INDEX_KEEP_MS } from '../../engine/worker/heartbeat';
+} from 'oxmq/admin';
+import { OXMQ_VERSION } from 'oxmq/internals';
+import { HEARTBEAT_INDEX_KEEP_MS } from 'oxmq/internals';
 import { startChildWorker, type ChildWorker } from '../helpers/child-worker';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Queue, Worker, workerConnectionName, type Job } from '../../engine';
+import { Queue, Worker, workerConnectionName, type Job } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { startTcpProxy } from '../helpers/engine-tcp-proxy';
 import { startChildWorker, type ChildWorker } from '../helpers/child-worker';

@@ -10,7 +10,7 @@ import {
   Worker,
   type GetNextJobOptions,
   type WorkerListener,
-} from '../../engine';
+} from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 

@@ -4,13 +4,13 @@
  */
 import { Worker as BullWorker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { Queue, Worker } from '../../engine';
+import { Queue, Worker } from 'oxmq';
 import {
   listWorkerRoster,
   mergeWorkers,
   type ConnectedWorker,
   type WorkerHeartbeatRecord,
-} from '../../engine/admin';
+} from 'oxmq/admin';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 

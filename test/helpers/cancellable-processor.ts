@@ -1,4 +1,4 @@
-import type { Job } from '../../engine';
+import type { Job } from 'oxmq';
 
 /**
  * A processor that never finishes on its own: it records each job it starts in `started` and

@@ -7,7 +7,7 @@
  */
 import type { EventEmitter } from 'node:events';
 import { Worker as BullWorker } from 'bullmq';
-import { BatchWorker, Worker } from '../../engine';
+import { BatchWorker, Worker } from 'oxmq';
 import type { ChildWorkerConfig } from './child-worker';
 
 function report(message: Record<string, unknown>): void {

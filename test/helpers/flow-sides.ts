@@ -11,7 +11,7 @@ import {
   type Job as BullJob,
   type JobsOptions as BullJobsOptions,
 } from 'bullmq';
-import { FlowProducer, Worker, type FlowJob, type Job, type JobsOptions } from '../../engine';
+import { FlowProducer, Worker, type FlowJob, type Job, type JobsOptions } from 'oxmq';
 import type { Track } from './cleanup';
 import { redisOptions } from './redis';
 

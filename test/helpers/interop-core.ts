@@ -5,7 +5,7 @@
  */
 import type { JobsOptions as BullJobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { JobsOptions } from '../../engine';
+import type { JobsOptions } from 'oxmq';
 import { sleep, waitFor } from './redis';
 import { workerNameBase } from './redis-state';
 

@@ -8,7 +8,7 @@
  */
 import type { EventEmitter } from 'node:events';
 import { Worker as BullWorker } from 'bullmq';
-import { Worker } from '../../engine';
+import { Worker } from 'oxmq';
 import type { LimitedChildConfig } from './limited-child';
 
 function report(message: Record<string, unknown>): void {

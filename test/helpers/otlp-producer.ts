@@ -6,7 +6,7 @@
  */
 import { trace } from '@opentelemetry/api';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { FlowProducer, Queue } from '../../engine';
+import { FlowProducer, Queue } from 'oxmq';
 
 interface Queues {
   hop: string;

@@ -4,7 +4,7 @@
  * events are recorded for assertions.
  */
 import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
-import { Queue, Worker } from '../../engine';
+import { Queue, Worker } from 'oxmq';
 import type { WorkerSide } from './child-worker';
 import type { Track } from './cleanup';
 import type { SharedJobsOptions } from './interop-core';

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { Queue as BullQueue, QueueEvents as BullQueueEvents, Worker as BullWorker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { OXMQ_VERSION, Queue, Worker, type Job } from '../../engine';
+import { OXMQ_VERSION, Queue, Worker, type Job } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { type SharedJobsOptions, collectErrors } from '../helpers/interop-core';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';

@@ -5,7 +5,7 @@
  */
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { describe, expect, it } from 'vitest';
-import { Queue } from '../../engine';
+import { Queue } from 'oxmq';
 import { bullBoard } from '../helpers/bull-board-harness';
 import { useCleanup } from '../helpers/cleanup';
 import { redisOptions, uniqueQueueName } from '../helpers/redis';

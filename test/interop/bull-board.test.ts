@@ -12,7 +12,7 @@ import {
   type Job as BullJob,
 } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { Queue, QueueEvents, Worker } from '../../engine';
+import { Queue, QueueEvents, Worker } from 'oxmq';
 import { bullBoard } from '../helpers/bull-board-harness';
 import type { WorkerSide } from '../helpers/child-worker';
 import { useCleanup } from '../helpers/cleanup';

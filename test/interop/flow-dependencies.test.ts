@@ -25,7 +25,7 @@ import {
   WaitingChildrenError,
   Worker,
   type FlowJob,
-} from '../../engine';
+} from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 

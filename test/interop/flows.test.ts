@@ -12,7 +12,7 @@
 import { Queue as BullQueue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { Queue } from '../../engine';
+import { Queue } from 'oxmq';
 import { useCleanup, type Track } from '../helpers/cleanup';
 import {
   addFlow,

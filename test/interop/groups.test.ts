@@ -12,7 +12,7 @@ import {
   type Job as BullJob,
 } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { Queue, Worker, type Job } from '../../engine';
+import { Queue, Worker, type Job } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { collectErrors, gate } from '../helpers/interop-core';
 import { rawClient, redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';

@@ -7,7 +7,7 @@ import type { EventEmitter } from 'node:events';
 import { Queue as BullQueue, Worker as BullWorker, type Job as BullJob } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { Queue, Worker, type Job } from '../../engine';
+import { Queue, Worker, type Job } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { queueKey } from '../helpers/redis-state';
 import { rawClient, redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';

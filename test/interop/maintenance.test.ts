@@ -6,7 +6,7 @@
 import { FlowProducer, Queue as BullQueue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { Queue } from '../../engine';
+import { Queue } from 'oxmq';
 import type { WorkerSide } from '../helpers/child-worker';
 import { useCleanup } from '../helpers/cleanup';
 import { gate, type Gate } from '../helpers/interop-core';

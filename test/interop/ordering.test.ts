@@ -4,7 +4,7 @@
  */
 import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { Queue, Worker } from '../../engine';
+import { Queue, Worker } from 'oxmq';
 import type { WorkerSide } from '../helpers/child-worker';
 import { useCleanup } from '../helpers/cleanup';
 import { collectErrors, waitForBlockedWorker } from '../helpers/interop-core';

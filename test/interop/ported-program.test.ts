@@ -6,7 +6,7 @@
  */
 import * as bullmq from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import * as oxmq from '../../engine';
+import * as oxmq from 'oxmq';
 import { redisOptions, uniqueQueueName } from '../helpers/redis';
 import { runProgram, type Library } from './ported/program';
 

@@ -9,7 +9,7 @@ import {
   type Job as BullJob,
 } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { Queue, QueueEvents, Worker, type Job } from '../../engine';
+import { Queue, QueueEvents, Worker, type Job } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { collectErrors } from '../helpers/interop-core';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';

@@ -10,7 +10,7 @@ import {
   type Job as BullJob,
 } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { Worker, type Job } from '../../engine';
+import { Worker, type Job } from 'oxmq';
 import type { WorkerSide } from '../helpers/child-worker';
 import { useCleanup } from '../helpers/cleanup';
 import { type SharedJobsOptions, collectErrors } from '../helpers/interop-core';

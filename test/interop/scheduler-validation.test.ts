@@ -5,7 +5,7 @@
  */
 import { Queue as BullQueue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { Queue, ValidationError } from '../../engine';
+import { Queue, ValidationError } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { redisOptions, uniqueQueueName } from '../helpers/redis';
 

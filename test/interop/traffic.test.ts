@@ -12,7 +12,7 @@ import {
 } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { Queue, Worker, type Job } from '../../engine';
+import { Queue, Worker, type Job } from 'oxmq';
 import type { WorkerSide } from '../helpers/child-worker';
 import { useCleanup } from '../helpers/cleanup';
 import { collectErrors, type SharedJobsOptions } from '../helpers/interop-core';

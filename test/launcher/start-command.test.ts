@@ -17,7 +17,7 @@ import { waitFor } from '../helpers/redis';
 import { freePort } from '../setup/redis-server';
 
 const GREET_MODULE = `
-import type { Job } from '../engine';
+import type { Job } from 'oxmq';
 export const queue = 'greet';
 export default async function greet(job: Job<{ who: string }>) {
   await job.log('greeting ' + job.data.who);
@@ -26,7 +26,7 @@ export default async function greet(job: Job<{ who: string }>) {
 `;
 
 const SLOW_MODULE = `
-import type { Job } from '../engine';
+import type { Job } from 'oxmq';
 export const queue = 'slow';
 export default async function slow(job: Job<{ ms: number }>) {
   await new Promise((resolve) => setTimeout(resolve, job.data.ms));

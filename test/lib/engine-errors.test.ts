@@ -6,12 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  JobNotInStateError,
-  QueueStateError,
-  UnexpectedReplyError,
-  ValidationError,
-} from '../../engine';
+import { JobNotInStateError, QueueStateError, UnexpectedReplyError, ValidationError } from 'oxmq';
 import { ENGINE_FAULTS, ENGINE_REFUSALS, engineRefusal } from '../../lib/server/engine-errors';
 
 function engineCodes(dir: string): string[] {

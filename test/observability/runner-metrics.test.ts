@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { Queue } from '../../engine';
+import { Queue } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, waitFor } from '../helpers/redis';
 import { useRunners, type RunnerProcess } from '../helpers/runner-process';

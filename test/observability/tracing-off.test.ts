@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ProxyTracer } from '@opentelemetry/api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FlowProducer, Queue, Worker } from '../../engine';
+import { FlowProducer, Queue, Worker } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 
@@ -65,7 +65,7 @@ describe('tracing off', () => {
 
   it('importing and using the engine loads no OpenTelemetry SDK module', async () => {
     const script = `
-      const engine = require('./engine/index.ts');
+      const engine = require('oxmq');
       const queue = new engine.Queue('import-check', { connection: { lazyConnect: true } });
       void queue;
       const loaded = Object.keys(require.cache).filter((file) => /@opentelemetry[\\\\/]sdk-/.test(file));

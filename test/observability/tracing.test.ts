@@ -18,7 +18,7 @@ import {
   WaitingChildrenError,
   Worker,
   type Job,
-} from '../../engine';
+} from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 import { parentSpanId, registerTracing } from '../helpers/tracing';

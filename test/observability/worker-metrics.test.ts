@@ -7,7 +7,7 @@ import { metrics } from '@opentelemetry/api';
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Queue, Worker } from '../../engine';
+import { Queue, Worker } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text';
 import { redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';

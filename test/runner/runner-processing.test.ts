@@ -3,7 +3,7 @@
  * folder, and its health endpoints.
  */
 import { describe, expect, it } from 'vitest';
-import { Queue } from '../../engine';
+import { Queue } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { listeningAddresses } from '../helpers/listening-sockets';
 import { redisOptions, waitFor } from '../helpers/redis';

@@ -4,7 +4,7 @@
  * (log line and /health) while the other modules run.
  */
 import { describe, expect, it } from 'vitest';
-import { Queue } from '../../engine';
+import { Queue } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { redisOptions, waitFor } from '../helpers/redis';
 import { fixture, useRunners, type RunnerProcess } from '../helpers/runner-process';

@@ -4,7 +4,7 @@
  * a second signal), and exits 0 leaving no active or stalled job behind.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { Queue } from '../../engine';
+import { Queue } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, waitFor } from '../helpers/redis';
 import { fixture, useRunners, type RunnerProcess } from '../helpers/runner-process';

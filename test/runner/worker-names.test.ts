@@ -4,8 +4,8 @@
  * and each job's `processedBy`, so every console says which module runs.
  */
 import { describe, expect, it } from 'vitest';
-import { Queue } from '../../engine';
-import { listWorkerHeartbeats } from '../../engine/admin';
+import { Queue } from 'oxmq';
+import { listWorkerHeartbeats } from 'oxmq/admin';
 import { moduleWorkerName } from '../../runner/worker-name';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, waitFor } from '../helpers/redis';

@@ -1,5 +1,5 @@
 /** Fixture: an in-process processor that echoes its data and says which process ran it. */
-import type { Job } from '../../../engine';
+import type { Job } from 'oxmq';
 
 export const queue = 'alpha';
 

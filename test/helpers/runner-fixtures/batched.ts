@@ -1,5 +1,5 @@
 /** Fixture: a batch-mode processor (BatchWorker); each result says how big its batch was. */
-import type { Job } from '../../../engine';
+import type { Job } from 'oxmq';
 import type { ProcessorOptions } from '../../../runner';
 
 export const queue = 'batched';

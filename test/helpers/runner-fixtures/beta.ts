@@ -1,5 +1,5 @@
 /** Fixture: a second queue, with options, doubling a number. */
-import type { Job } from '../../../engine';
+import type { Job } from 'oxmq';
 import type { ProcessorOptions } from '../../../runner';
 
 export const queue = 'beta';

@@ -2,7 +2,7 @@
  * Fixture: a sandboxed processor that kills its own process (exit code 7) when asked to; any
  * other job reports the child's pid, so a test can see a fresh child took over.
  */
-import type { Job } from '../../../engine';
+import type { Job } from 'oxmq';
 import type { ProcessorOptions } from '../../../runner';
 
 export const queue = 'crashy';

@@ -2,7 +2,7 @@
  * Fixture: a job that takes `ms`. With `honourAbort` it gives up when the runner aborts it at
  * the shutdown deadline; without, it ignores the signal like most real processors do.
  */
-import type { Job } from '../../../engine';
+import type { Job } from 'oxmq';
 import type { ProcessorOptions } from '../../../runner';
 
 export const queue = 'slow';

@@ -1,6 +1,6 @@
 /** Fixture: a processor in a worker thread sandbox, reporting where it ran. */
 import { isMainThread, threadId } from 'node:worker_threads';
-import type { Job } from '../../../engine';
+import type { Job } from 'oxmq';
 import type { ProcessorOptions } from '../../../runner';
 
 export const queue = 'threaded';

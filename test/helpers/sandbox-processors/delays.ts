@@ -1,4 +1,4 @@
-import { DelayedError } from '../../../engine/errors';
+import { DelayedError } from 'oxmq/internals';
 
 /** Fixture: postpones its job by a minute with a DelayedError that carries the move. */
 export default async function delays() {

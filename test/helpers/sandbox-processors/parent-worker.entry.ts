@@ -5,7 +5,7 @@
  * argv[2]: JSON { port, queueName }. Prints {"event":"ready"} once the worker is ready.
  */
 import path from 'node:path';
-import { Worker } from '../../../engine';
+import { Worker } from 'oxmq';
 
 const { port, queueName } = JSON.parse(process.argv[2] ?? '{}') as {
   port: number;

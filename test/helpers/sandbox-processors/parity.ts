@@ -3,8 +3,8 @@
  * processor's arguments, moving itself to delayed, reading its children, waiting for
  * cancellation, printing to stdout and stderr.
  */
-import { DelayedError } from '../../../engine/errors';
-import type { SandboxedJob } from '../../../engine';
+import { DelayedError } from 'oxmq/internals';
+import type { SandboxedJob } from 'oxmq';
 
 interface ParityData {
   action: 'arguments' | 'delay' | 'children' | 'cancel' | 'print' | 'env';

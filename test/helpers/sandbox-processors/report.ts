@@ -3,7 +3,7 @@
  * `data.steps` is set) and returns where it ran and what it saw of the job.
  */
 import { isMainThread, threadId } from 'node:worker_threads';
-import type { SandboxedJob } from '../../../engine';
+import type { SandboxedJob } from 'oxmq';
 
 interface ReportData {
   n: number;

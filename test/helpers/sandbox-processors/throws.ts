@@ -2,7 +2,7 @@
  * Fixture: a sandboxed processor that always throws: an UnrecoverableError (the engine's own
  * class, loaded in the child) when `data.unrecoverable`, else a plain Error naming the attempt.
  */
-import { UnrecoverableError } from '../../../engine';
+import { UnrecoverableError } from 'oxmq';
 
 export default async function throws(job: {
   attemptsMade: number;

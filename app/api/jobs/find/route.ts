@@ -3,7 +3,7 @@
  * with its name and state; the console's quick-jump box opens the job page from it.
  */
 import { z } from 'zod';
-import type { JobLocation } from '@/engine/admin';
+import type { JobLocation } from 'oxmq/admin';
 import { withRoute } from '@/lib/server/api';
 import { jobIdSchema } from '@/lib/server/job-route';
 import { findJobEverywhere } from '@/lib/server/oxmq';

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { BulkOperationResponse } from '@/lib/api-types';
-import { BULK_ACTION_STATES } from '@/engine/admin';
+import { BULK_ACTION_STATES } from 'oxmq/admin';
 import { withRoute } from '@/lib/server/api';
 import { bulkFilterSchema } from '@/lib/server/bulk-filter-input';
 import { queuePage } from '@/lib/server/oxmq';

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { ErrorGroupsResponse } from '@/lib/api-types';
-import { ERROR_GROUP_LIMITS } from '@/engine/admin';
+import { ERROR_GROUP_LIMITS } from 'oxmq/admin';
 import { withRoute } from '@/lib/server/api';
 import { queuePage } from '@/lib/server/oxmq';
 import { queueParams, requireQueue } from '@/lib/server/queue-route';

@@ -5,7 +5,7 @@
  * (lib/server/export-stream.ts has the caps).
  */
 import { z } from 'zod';
-import { SCAN_ORDERS } from '@/engine/admin';
+import { SCAN_ORDERS } from 'oxmq/admin';
 import { withRoute } from '@/lib/server/api';
 import { EXPORT_LIMITS, exportLines } from '@/lib/server/export-stream';
 import { lineStreamResponse } from '@/lib/server/line-stream';

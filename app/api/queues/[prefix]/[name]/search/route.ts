@@ -5,7 +5,7 @@
  * redacted view of the data (engine/admin/job-search.ts), never a redacted value.
  */
 import { z } from 'zod';
-import { SCAN_ORDERS } from '@/engine/admin';
+import { SCAN_ORDERS } from 'oxmq/admin';
 import type { JobSearchResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
 import { queuePage } from '@/lib/server/oxmq';

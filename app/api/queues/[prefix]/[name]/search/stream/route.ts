@@ -5,7 +5,7 @@
  * Text and path match the redacted view of the data (engine/admin/job-search.ts).
  */
 import { z } from 'zod';
-import { SCAN_ORDERS } from '@/engine/admin';
+import { SCAN_ORDERS } from 'oxmq/admin';
 import { withRoute } from '@/lib/server/api';
 import { lineStreamResponse } from '@/lib/server/line-stream';
 import { scanQuota } from '@/lib/server/live-stream-quota';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { jobActionRoute } from '@/lib/server/job-action-route';
 import { jobNotFound } from '@/lib/server/job-route';
 import { jobPage } from '@/lib/server/oxmq';
-import { restoreRedacted } from '@/engine/admin';
+import { restoreRedacted } from 'oxmq/admin';
 import { redactionRules } from '@/lib/server/redact';
 
 export const dynamic = 'force-dynamic';

@@ -1,0 +1,42 @@
+/**
+ * Test-only entry: engine internals that the repository's own tests exercise directly (key
+ * layout, script registration, backend operations, parsers). Not part of the package: the
+ * built `oxmq` exports only `.` and `./admin` (engine/package.json); inside this repository the
+ * name `oxmq/internals` resolves here through tsconfig paths and the test configs' aliases.
+ */
+export { DEFAULTS, FLOW_LIMITS } from './defaults';
+export {
+  DelayedError,
+  JobBelongsToSchedulerError,
+  JobNotFoundError,
+  JobNotInStateError,
+  QueueStateError,
+  ValidationError,
+} from './errors';
+export { Job, type FinishedEventsSource } from './job';
+export { JobScheduler, type RepeatOptions } from './job-scheduler';
+export { acceptedJobOptions } from './job-option-names';
+export { QueueEvents, type QueueEventsOptions } from './queue-events';
+export { QueueKeys } from './keys';
+export { readFlow, type ReadFlowOptions } from './flow-reader';
+export { OXMQ_VERSION } from './version';
+export { commandName, loadScripts, registerScripts } from './scripts/loader';
+export type { NewJob } from './backend/queue-backend';
+export { RedisQueueBackend } from './backend/redis/redis-queue-backend';
+export { RedisQueueOperations } from './backend/redis/queue-operations';
+export { jobIdOfQueueKey } from './backend/redis/remove-orphaned-jobs';
+export { completionBatchLimit } from './worker/completion-batcher';
+export { HEARTBEAT_INDEX_KEEP_MS } from './worker/heartbeat';
+export { TraceContext } from './telemetry/trace-context';
+export { traceIdOf } from './telemetry/trace-id';
+export { errorSignature, NO_REASON_SIGNATURE, SIGNATURE_LIMITS } from './admin/error-signature';
+export {
+  escapeHelp,
+  escapeLabelValue,
+  formatValue,
+  renderFamilies,
+} from './admin/prometheus/text-format';
+export { lastClosedMinuteCount } from './admin/prometheus/closed-minute';
+export { queueHandle } from './admin/queue-handle';
+export { searchPrefilter, telltaleWords } from './admin/search-prefilter';
+export { readJobWindow } from './admin/job-window';
