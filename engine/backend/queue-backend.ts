@@ -1,7 +1,8 @@
 /**
  * The storage seam. Queue, Worker and Job speak to storage only through this interface, which
  * states what each operation means rather than how Redis does it. RedisQueueBackend is the one
- * implementation; its methods are atomic unless documented otherwise.
+ * implementation; its methods are atomic unless documented otherwise. What any implementation
+ * must do, with QueueOperations, is test/conformance/backend-scenarios.ts.
  */
 import type { QueueKeys } from '../keys';
 
