@@ -6,7 +6,8 @@
  * (docs/redis-keys.md), which every backend's Job reads.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FetchIdentity, NewJob, QueueBackend, QueueOperations } from 'oxmq/internals';
+import type { FetchIdentity, QueueBackend, QueueOperations } from 'oxmq/internals';
+import { newJob } from '../helpers/new-job';
 
 export interface BackendUnderTest {
   backend: QueueBackend;
@@ -18,20 +19,6 @@ export interface BackendUnderTest {
 export type BackendFactory = () => Promise<BackendUnderTest> | BackendUnderTest;
 
 const WORKER: FetchIdentity = { token: 'token-1', lockDuration: 30_000 };
-
-function newJob(overrides: Partial<NewJob> = {}): NewJob {
-  return {
-    name: 'job',
-    data: '{}',
-    opts: '{"attempts":1}',
-    timestamp: Date.now(),
-    delay: 0,
-    priority: 0,
-    lifo: false,
-    fields: {},
-    ...overrides,
-  };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

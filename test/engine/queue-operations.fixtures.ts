@@ -7,6 +7,7 @@ import { RedisQueueBackend } from 'oxmq/internals';
 import { RedisQueueOperations } from 'oxmq/internals';
 import { QueueKeys } from 'oxmq/internals';
 import { registerScripts } from 'oxmq/internals';
+import { newJob } from '../helpers/new-job';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';
 import { queueKeys as fullQueueKeys, queueKey, readStream } from '../helpers/redis-state';
 
@@ -58,19 +59,7 @@ export function bullQueue(track: ReturnType<typeof useClosables>, name: string):
   return track(new BullQueue(name, { connection: redisOptions() }));
 }
 
-export function newJob(overrides: Partial<NewJob> = {}): NewJob {
-  return {
-    name: 'job',
-    data: '{}',
-    opts: '{"attempts":0}',
-    timestamp: Date.now(),
-    delay: 0,
-    priority: 0,
-    lifo: false,
-    fields: {},
-    ...overrides,
-  };
-}
+export { newJob };
 
 export async function addJobs(q: TestQueue, jobs: Partial<NewJob>[]): Promise<string[]> {
   const results = await q.backend.addJobs(jobs.map((job) => newJob(job)));
