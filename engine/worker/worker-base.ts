@@ -35,10 +35,9 @@ import {
 } from './background-services';
 import { clientAddress } from './client-address';
 import { CompletionBatcher } from './completion-batcher';
-import { Deadline } from './deadline';
-import type { GracefulClose, GracefulCloseReport } from './graceful-close';
+import { GracefulClose, type GracefulCloseReport } from './graceful-close';
 import { HEARTBEAT_MAX_LISTED_JOBS, WorkerHeartbeat } from './heartbeat';
-import { InFlightJobs, type Flight } from './in-flight';
+import { InFlightJobs } from './in-flight';
 import { JobOutcomes } from './job-outcomes';
 import { MarkerWaiter } from './marker-waiter';
 import { fetchForManualProcessing } from './next-job';
@@ -83,10 +82,8 @@ export abstract class WorkerBase<DataType, ReturnType, NameType extends string, 
   /** close(true) and closeGracefully's deadline abort it; each job's signal follows it. */
   protected readonly abort = new AbortController();
   private readonly inFlight = new InFlightJobs();
-  /** Resolved when closing must stop waiting for running jobs (close(true), a passed deadline). */
-  private readonly stopWaitingForJobs = deferred();
-  /** While closeGracefully runs: its deadline, the jobs finished since, and its report. */
-  private graceful?: GracefulClose;
+  /** How long closing waits for running jobs; closeGracefully's deadline and report. */
+  private readonly graceful: GracefulClose;
   private tokenCounter = 0;
   private running?: Promise<void>;
   private closing?: Promise<void>;
@@ -180,6 +177,14 @@ export abstract class WorkerBase<DataType, ReturnType, NameType extends string, 
       (error) => this.emitError(error),
       (jobIds) => this.emit('locksRenewed', { count: jobIds.length, jobIds }),
     );
+    this.graceful = new GracefulClose({
+      backend: this.backend,
+      client: this.connection.client,
+      inFlight: this.inFlight,
+      lockRenewer: this.lockRenewer,
+      abort: this.abort,
+      emitError: (error) => this.emitError(error),
+    });
     this.slotContext = this.makeSlotContext(completions);
     this.outcomes = new JobOutcomes(this.slotContext);
 
@@ -214,12 +219,12 @@ export abstract class WorkerBase<DataType, ReturnType, NameType extends string, 
       nextToken: () => this.nextToken(),
       identity: (token) => this.identity(token),
       fetchNextIdentity: (token) => this.fetchNextIdentity(token),
-      gracefulDeadlinePassed: () => this.graceful?.deadline.hasPassed() === true,
-      giveBack: (flight) => this.giveBack(flight),
+      gracefulDeadlinePassed: () => this.graceful.deadlinePassed(),
+      giveBack: (flight) => this.graceful.giveBack(flight),
       endFlight: (flight) => {
         if (flight.phase !== 'returned') {
           this.lockRenewer.untrack(flight.jobId);
-          if (this.graceful) this.graceful.completedInTime += 1;
+          this.graceful.jobFinished();
         }
         this.inFlight.end(flight);
       },
@@ -598,7 +603,7 @@ export abstract class WorkerBase<DataType, ReturnType, NameType extends string, 
     this.stopping = true;
     if (force) {
       this.abort.abort();
-      this.stopWaitingForJobs.resolve();
+      this.graceful.forceNow();
     }
     this.closing ??= (async () => {
       this.emit('closing', 'closing worker');
@@ -631,70 +636,7 @@ export abstract class WorkerBase<DataType, ReturnType, NameType extends string, 
         new ValidationError('closeGracefully needs a timeout in ms (0 or more)'),
       );
     }
-    if (this.graceful?.report) {
-      this.graceful.deadline.shorten(timeoutMs);
-      return this.graceful.report;
-    }
-    const graceful: GracefulClose = {
-      deadline: new Deadline(timeoutMs),
-      completedInTime: 0,
-      returnedToWait: [],
-    };
-    this.graceful = graceful;
-    const report = this.closeWithDeadline(graceful, this.close());
-    this.graceful.report = report;
-    return report;
-  }
-
-  private async closeWithDeadline(
-    graceful: GracefulClose,
-    closed: Promise<void>,
-  ): Promise<GracefulCloseReport> {
-    const first = await Promise.race([
-      closed.then(() => 'closed' as const),
-      graceful.deadline.reached.then(() => 'deadline' as const),
-    ]);
-    if (first === 'deadline') await this.giveBackRunningJobs();
-    else graceful.deadline.cancel();
-    await closed;
-    return {
-      completedInTime: graceful.completedInTime,
-      returnedToWait: [...graceful.returnedToWait],
-    };
-  }
-
-  /**
-   * The deadline passed: jobs whose processor still runs go back to wait; jobs whose outcome is
-   * being written are let finish. Then closing stops waiting for jobs.
-   */
-  private async giveBackRunningJobs(): Promise<void> {
-    // Marked before the signal fires, so a processor rejecting on abort is not failed for it.
-    const moves = this.inFlight.inPhase('running').map((flight) => this.giveBack(flight));
-    // In-process processors see the signal; sandboxed ones have their child killed.
-    this.abort.abort();
-    const finishing = this.inFlight
-      .inPhase('finishing')
-      .map((flight) => this.inFlight.whenDone(flight));
-    // With Redis down these calls never return: give up on them rather than hang.
-    await Promise.race([
-      Promise.all([...moves, ...finishing]),
-      untilDisconnected(this.connection.client),
-    ]);
-    this.stopWaitingForJobs.resolve();
-  }
-
-  /**
-   * Puts a running job back at the front of wait (lock released, out of the stalled set, no
-   * attempt counted), the path the rate limiter uses; whatever its processor does next is
-   * ignored. A refusal (the lock was lost meanwhile) is reported as an error.
-   */
-  private giveBack(flight: Flight): Promise<void> {
-    flight.phase = 'returned';
-    this.lockRenewer.untrack(flight.jobId);
-    return this.backend.moveActiveJobToWait(flight.jobId, flight.token).then(
-      () => void this.graceful?.returnedToWait.push(flight.jobId),
-      (error: unknown) => this.emitError(error),
-    );
+    return this.graceful.start(timeoutMs, () => this.close());
   }
 
   /** Waits for the slots (unless forced or Redis is gone), stops every service, disconnects. */
@@ -703,7 +645,7 @@ export abstract class WorkerBase<DataType, ReturnType, NameType extends string, 
       await Promise.race([
         this.whenSlotsEmpty(),
         untilDisconnected(this.connection.client),
-        this.stopWaitingForJobs.promise,
+        this.graceful.stopWaitingForJobs,
       ]);
       await this.services.stopAll();
       if (this.slotsCounted) this.attempts.metrics.slotsClosed(this.concurrency);
@@ -715,10 +657,4 @@ export abstract class WorkerBase<DataType, ReturnType, NameType extends string, 
     })();
     return this.finished;
   }
-}
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((res) => (resolve = res));
-  return { promise, resolve };
 }
