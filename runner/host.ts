@@ -17,7 +17,7 @@ export interface HostedProcessor {
   readonly concurrency: number;
   readonly sandbox: SandboxMode;
   state: HostedState;
-  readonly worker: Worker;
+  readonly worker: Worker | BatchWorker;
 }
 
 export interface CloseReport {
@@ -143,7 +143,7 @@ export class ProcessorHost {
 }
 
 /** The engine worker a module asks for: a BatchWorker, an in-process or a sandboxed Worker. */
-function createWorker(processor: LoadedProcessor, options: WorkerOptions): Worker {
+function createWorker(processor: LoadedProcessor, options: WorkerOptions): Worker | BatchWorker {
   const { sandbox = false, batch } = processor.options;
   if (batch) {
     // In batch mode the module's default export takes the jobs array (see ProcessorOptions).

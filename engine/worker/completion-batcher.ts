@@ -78,6 +78,11 @@ export class CompletionBatcher {
     });
   }
 
+  /** Sends what waits for the next turn now (closing: no turn is left to wait for). */
+  flushNow(): void {
+    this.flush();
+  }
+
   private flush(): void {
     this.scheduled = false;
     const batch = this.pending;

@@ -1,0 +1,20 @@
+/**
+ * What a slot of the worker's slot loop (slot-loop.ts) runs, and how it fetches it: one job at a
+ * time (single-job-strategy.ts, the Worker) or a batch of jobs (batch-strategy.ts, the
+ * BatchWorker). The loop owns slots, pause, quiet, close and rate-limit waits; the strategy owns
+ * the unit of work.
+ */
+import type { FetchResult } from '../backend/queue-backend';
+
+/** Why a fetch found nothing: rate limited, or when the next delayed job is due. */
+export type NoWork = Extract<FetchResult, { kind: 'none' }>;
+
+/** What a fetch found: work for one slot each, or why there is none. */
+export type SlotFetch<Work> = { kind: 'work'; works: Work[] } | NoWork;
+
+export interface SlotStrategy<Work extends object> {
+  /** One fetch for up to `freeSlots` slots, locking with `token`. */
+  fetch(token: string, freeSlots: number): Promise<SlotFetch<Work>>;
+  /** Runs one unit and records its outcome; returns the next unit when finishing fetched one. */
+  run(work: Work): Promise<Work | undefined>;
+}

@@ -1,0 +1,660 @@
+/**
+ * What a Worker (engine/worker.ts) and a BatchWorker (engine/batch-worker.ts) share: the
+ * connections, the public API both expose (events, run, pause / resume, close, closeGracefully,
+ * concurrency, cancellation, manual processing), the background services behind one lifecycle
+ * (worker-services.ts) and the slot loop (slot-loop.ts), which runs the strategy the subclass
+ * gives it: single jobs or batches.
+ */
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { Redis } from 'ioredis';
+import type { FetchIdentity } from '../backend/queue-backend';
+import { RedisQueueBackend } from '../backend/redis/redis-queue-backend';
+import { RedisQueueOperations } from '../backend/redis/queue-operations';
+import { connect, release, untilDisconnected, type ManagedConnection } from '../connection';
+import { DEFAULTS } from '../defaults';
+import { ClosedError, RateLimitError, ValidationError } from '../errors';
+import { Job } from '../job';
+import type { JobFinishingContext, JobScope } from '../job-scope';
+import { JobScheduler } from '../job-scheduler';
+import { QueueKeys } from '../keys';
+import { LockRenewer } from '../maintenance/lock-renewer';
+import { StalledChecker } from '../maintenance/stalled-checker';
+import { carrierOfJob, JobAttempts } from '../telemetry/job-attempts';
+import { tracerFor } from '../telemetry/tracing';
+import { WorkerMetrics } from '../telemetry/worker-metrics';
+import type { WorkerOptions } from '../worker-options';
+import { abortableDelay } from './abortable-delay';
+import {
+  completionsService,
+  heartbeatService,
+  lockRenewerService,
+  markerWaiterService,
+  SERVICE,
+  stalledCheckerService,
+} from './background-services';
+import { clientAddress } from './client-address';
+import { CompletionBatcher } from './completion-batcher';
+import { GracefulClose, type GracefulCloseReport } from './graceful-close';
+import { HEARTBEAT_MAX_LISTED_JOBS, WorkerHeartbeat } from './heartbeat';
+import { InFlightJobs } from './in-flight';
+import { JobOutcomes } from './job-outcomes';
+import { MarkerWaiter } from './marker-waiter';
+import { fetchForManualProcessing } from './next-job';
+import { RateLimitGate } from './rate-limit-gate';
+import type { SlotContext } from './slot-context';
+import { SlotLoop } from './slot-loop';
+import type { SlotStrategy } from './slot-strategy';
+import { isConnectionClosedError, waitForReady, workerConnectionName } from './worker-connections';
+import type { GetNextJobOptions } from './worker-listener';
+import { WorkerServices } from './worker-services';
+
+/** bullmq's manual rate limit: the limiter counter set past any max, for `ms`. */
+const MANUAL_RATE_LIMIT_COUNTER = '9007199254740991';
+
+export abstract class WorkerBase<DataType, ReturnType, NameType extends string, Work extends object>
+  extends EventEmitter
+  implements JobScope
+{
+  readonly prefix: string;
+  readonly keys: QueueKeys;
+  readonly backend: RedisQueueBackend;
+  readonly ops: RedisQueueOperations;
+  readonly id = randomUUID();
+  /** What jobs of this worker finish with when code finishes them (manual processing). */
+  readonly finishing: JobFinishingContext;
+  private slotLimit: number;
+  private readonly settings: Required<
+    Pick<
+      WorkerOptions,
+      | 'lockDuration'
+      | 'lockRenewTime'
+      | 'stalledInterval'
+      | 'maxStalledCount'
+      | 'drainDelay'
+      | 'maximumRateLimitDelay'
+    >
+  >;
+  private readonly connection: ManagedConnection;
+  private readonly blockingConnection: ManagedConnection;
+  private readonly lockRenewer: LockRenewer;
+  private readonly scheduler: JobScheduler;
+  /** close(true) and closeGracefully's deadline abort it; each job's signal follows it. */
+  protected readonly abort = new AbortController();
+  private readonly inFlight = new InFlightJobs();
+  /** How long closing waits for running jobs; closeGracefully's deadline and report. */
+  private readonly graceful: GracefulClose;
+  private tokenCounter = 0;
+  private running?: Promise<void>;
+  private closing?: Promise<void>;
+  private finished?: Promise<void>;
+  private paused = false;
+  /** Quieted through Redis (engine/admin/worker-heartbeats.ts): no new jobs until resumed. */
+  private quiet = false;
+  /** Set first thing in close(), before any await, so every loop sees it at once. */
+  private stopping = false;
+  private readonly rateLimitGate = new RateLimitGate();
+  private readonly markerWaiter: MarkerWaiter;
+  /** Spans and metrics of the attempts this worker runs (engine/telemetry/). */
+  private readonly attempts: JobAttempts;
+  private slotsCounted = false;
+  /** Every background service, started by run() and stopped, all of them, by close(). */
+  protected readonly services: WorkerServices;
+  /** What the strategies and outcomes use of this worker. */
+  protected readonly slotContext: SlotContext;
+  protected readonly outcomes: JobOutcomes<DataType, ReturnType, NameType>;
+  /** Set by the subclass (useStrategy); undefined for manual processing. */
+  private loop?: SlotLoop<Work>;
+
+  /** Options a subclass adds to WorkerOptions (validation refuses any other unknown one). */
+  static readonly extraOptionKeys: readonly string[] = [];
+
+  constructor(
+    readonly name: string,
+    readonly opts: WorkerOptions,
+  ) {
+    // The subclass validated `opts` (validateWorkerOptions) before calling this constructor.
+    super();
+    this.prefix = opts.prefix ?? DEFAULTS.prefix;
+    this.keys = new QueueKeys(this.prefix, name);
+    this.slotLimit = opts.concurrency ?? DEFAULTS.worker.concurrency;
+    const lockDuration = opts.lockDuration ?? DEFAULTS.worker.lockDuration;
+    this.settings = {
+      lockDuration,
+      lockRenewTime: opts.lockRenewTime ?? lockDuration / 2,
+      stalledInterval: opts.stalledInterval ?? DEFAULTS.worker.stalledInterval,
+      maxStalledCount: opts.maxStalledCount ?? DEFAULTS.worker.maxStalledCount,
+      drainDelay: opts.drainDelay ?? DEFAULTS.worker.drainDelay,
+      maximumRateLimitDelay: opts.maximumRateLimitDelay ?? DEFAULTS.worker.maximumRateLimitDelay,
+    };
+
+    this.connection = connect(opts.connection, { retryForever: true });
+    this.blockingConnection = connect(opts.connection, {
+      blocking: true,
+      connectionName: workerConnectionName(this.prefix, name, opts.name),
+    });
+    for (const { client } of [this.connection, this.blockingConnection]) {
+      client.on('error', (error: Error) => this.emitError(error));
+    }
+    this.backend = new RedisQueueBackend(
+      this.connection.client,
+      this.keys,
+      this.blockingConnection.client,
+    );
+    this.ops = new RedisQueueOperations(this.connection.client, this.keys);
+    this.attempts = new JobAttempts(
+      tracerFor(opts.telemetry),
+      new WorkerMetrics(this.prefix, name, opts.telemetry?.meter),
+      { name, prefix: this.prefix, onError: (error) => this.emitError(error) },
+    );
+    this.markerWaiter = new MarkerWaiter(
+      this.backend,
+      this.blockingConnection.client,
+      this.connection.client,
+      this.settings.drainDelay,
+      () => this.stopping || this.paused || this.quiet,
+    );
+    this.scheduler = new JobScheduler(this.connection.client, this.keys, this);
+    this.finishing = {
+      removeOnComplete: opts.removeOnComplete,
+      removeOnFail: opts.removeOnFail,
+      metricsMaxDataPoints: opts.metrics?.maxDataPoints,
+      backoffStrategy: opts.settings?.backoffStrategy,
+      fetchIdentity: (token) => this.fetchNextIdentity(token),
+    };
+    const completions = new CompletionBatcher(
+      this.backend,
+      () => this.opts.metrics?.maxDataPoints,
+      this.concurrency,
+    );
+    this.lockRenewer = new LockRenewer(
+      this.backend,
+      { lockDuration, lockRenewTime: this.settings.lockRenewTime },
+      (jobId) => {
+        this.attempts.metrics.lockRenewalFailed(1);
+        this.emit('lockRenewalFailed', [jobId]);
+      },
+      (error) => this.emitError(error),
+      (jobIds) => this.emit('locksRenewed', { count: jobIds.length, jobIds }),
+    );
+    this.graceful = new GracefulClose({
+      backend: this.backend,
+      client: this.connection.client,
+      inFlight: this.inFlight,
+      lockRenewer: this.lockRenewer,
+      abort: this.abort,
+      emitError: (error) => this.emitError(error),
+    });
+    this.slotContext = this.makeSlotContext(completions);
+    this.outcomes = new JobOutcomes(this.slotContext);
+
+    this.services = new WorkerServices((error) => this.emitError(error));
+    this.registerServices(completions);
+
+    // Cancelling the worker's signal (close(true), closeGracefully's deadline) cancels each job's.
+    this.abort.signal.addEventListener('abort', () => this.inFlight.cancelAll(), { once: true });
+    // Like bullmq: 'ready' once both connections are, whether or not the worker runs.
+    this.waitUntilReady().then(
+      () => this.emit('ready'),
+      () => undefined,
+    );
+  }
+
+  private makeSlotContext(completions: CompletionBatcher): SlotContext {
+    return {
+      scope: this,
+      backend: this.backend,
+      client: this.connection.client,
+      keys: this.keys,
+      opts: this.opts,
+      attempts: this.attempts,
+      lockRenewer: this.lockRenewer,
+      inFlight: this.inFlight,
+      scheduler: this.scheduler,
+      rateLimit: this.rateLimitGate,
+      completions,
+      abortSignal: this.abort.signal,
+      emit: (event, ...args) => void this.emit(event, ...args),
+      emitError: (error) => this.emitError(error),
+      nextToken: () => this.nextToken(),
+      identity: (token) => this.identity(token),
+      fetchNextIdentity: (token) => this.fetchNextIdentity(token),
+      gracefulDeadlinePassed: () => this.graceful.deadlinePassed(),
+      giveBack: (flight) => this.graceful.giveBack(flight),
+      endFlight: (flight) => {
+        if (flight.phase !== 'returned') {
+          this.lockRenewer.untrack(flight.jobId);
+          this.graceful.jobFinished();
+        }
+        this.inFlight.end(flight);
+      },
+    };
+  }
+
+  /**
+   * The services in start order; close() stops them in reverse: the sandbox (a subclass adds
+   * it last) first, the heartbeat's record last, once nothing runs any more.
+   */
+  private registerServices(completions: CompletionBatcher): void {
+    const heartbeat = this.makeHeartbeat(
+      this.opts.heartbeatInterval ?? DEFAULTS.worker.heartbeatInterval,
+    );
+    if (heartbeat) this.services.add(heartbeatService(heartbeat, this.connection.client));
+    if (!this.opts.skipStalledCheck) {
+      this.services.add(stalledCheckerService(this.makeStalledChecker()));
+    }
+    if (!this.opts.skipLockRenewal) this.services.add(lockRenewerService(this.lockRenewer));
+    this.services.add(markerWaiterService(this.markerWaiter));
+    this.services.add(completionsService(completions));
+  }
+
+  private makeStalledChecker(): StalledChecker {
+    return new StalledChecker(
+      this.backend,
+      {
+        maxStalledCount: this.settings.maxStalledCount,
+        stalledInterval: this.settings.stalledInterval,
+      },
+      (ids) => {
+        this.attempts.metrics.jobsStalled(ids.length);
+        ids.forEach((id) => this.emit('stalled', id, 'active'));
+        void this.traceStalls(ids);
+      },
+      (error) => this.emitError(error),
+    );
+  }
+
+  private makeHeartbeat(intervalMs: number): WorkerHeartbeat | undefined {
+    if (intervalMs === 0) return undefined;
+    const heartbeat = new WorkerHeartbeat(
+      this.connection.client,
+      this.keys,
+      { workerId: this.id, workerName: this.opts.name, intervalMs },
+      {
+        snapshot: () => ({
+          concurrency: this.concurrency,
+          jobIds: this.inFlight.ids(HEARTBEAT_MAX_LISTED_JOBS),
+          active: this.inFlight.size,
+          quiet: this.quiet,
+          paused: this.paused,
+          clientAddress: clientAddress(this.blockingConnection.client),
+        }),
+        cancel: (jobId, reason) => this.cancelJob(jobId, reason === '' ? undefined : reason),
+        setQuiet: (quiet) => this.setQuiet(quiet),
+        onError: (error) => this.emitError(error),
+      },
+    );
+    this.on('completed', () => (heartbeat.completed += 1));
+    this.on('failed', () => (heartbeat.failed += 1));
+    this.on('lockRenewalFailed', (ids: string[]) => (heartbeat.lockRenewalFailures += ids.length));
+    return heartbeat;
+  }
+
+  /**
+   * Gives the worker what its slots run and starts it unless `autorun` is false. Called once,
+   * at the end of the subclass's constructor; a worker without a strategy processes manually.
+   */
+  protected useStrategy(strategy: SlotStrategy<Work>, autorun: boolean): void {
+    this.loop = new SlotLoop(
+      {
+        isStopping: () => this.stopping,
+        isHeld: () => this.paused || this.quiet,
+        concurrency: () => this.concurrency,
+        nextToken: () => this.nextToken(),
+        onDrained: () => this.emit('drained'),
+        onError: (error) => this.emitError(error),
+        runRetryDelay: this.opts.runRetryDelay ?? DEFAULTS.worker.runRetryDelay,
+        maximumRateLimitDelay: this.settings.maximumRateLimitDelay,
+      },
+      strategy,
+      this.rateLimitGate,
+      this.markerWaiter,
+    );
+    if (autorun) this.run().catch((error: unknown) => this.emitError(error));
+  }
+
+  /**
+   * Quiet: no new job is fetched, running ones finish (a command left in Redis by quietWorker,
+   * read on the next heartbeat). Apart from pause(), so a remote resume never undoes a local pause.
+   */
+  private setQuiet(quiet: boolean): void {
+    this.quiet = quiet;
+    if (quiet) this.markerWaiter.interrupt();
+    else this.wakeUp();
+  }
+
+  /** `<prefix>:<queue name>`, as bullmq names it. */
+  get qualifiedName(): string {
+    return `${this.prefix}:${this.name}`;
+  }
+
+  /** The Redis key of one of this queue's structures (`<prefix>:<queue>:<type>`). */
+  toKey(type: string): string {
+    return `${this.qualifiedName}:${type}`;
+  }
+
+  /** The storage seam this worker uses (bullmq's getBackend; OxMQ's own interface). */
+  getBackend(): RedisQueueBackend {
+    return this.backend;
+  }
+
+  /** bullmq's bounds of one blocking wait for work, in seconds. */
+  get minimumBlockTimeout(): number {
+    return 0.001;
+  }
+
+  get maximumBlockTimeout(): number {
+    return DEFAULTS.worker.maxBlockSeconds;
+  }
+
+  /**
+   * Waits `milliseconds` (default: forever) or until `abortController` aborts, whichever is
+   * first; bullmq's helper, kept for code that calls it.
+   */
+  delay(milliseconds?: number, abortController?: AbortController): Promise<void> {
+    return abortableDelay(milliseconds, abortController?.signal);
+  }
+
+  /** bullmq's static: the error a processor throws after a manual rate limit. */
+  static RateLimitError(): Error {
+    return new RateLimitError();
+  }
+
+  /** Jobs processed at once. */
+  get concurrency(): number {
+    return this.slotLimit;
+  }
+
+  /**
+   * Changes the concurrency of a live worker, as bullmq allows: more slots start fetching at once;
+   * with fewer, running jobs finish and no new one starts until the count is under the limit.
+   */
+  set concurrency(value: number) {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+      throw new ValidationError('concurrency must be a positive integer');
+    }
+    if (this.slotsCounted) {
+      this.attempts.metrics.slotsClosed(this.slotLimit);
+      this.attempts.metrics.slotsOpened(value);
+    }
+    this.slotLimit = value;
+    this.wakeUp();
+  }
+
+  get emitter(): EventEmitter {
+    return this;
+  }
+
+  /** The non-blocking client (exposed for tests and tools; the hot path goes through backend). */
+  get client(): Redis {
+    return this.connection.client;
+  }
+
+  isRunning(): boolean {
+    return this.running !== undefined && !this.stopping;
+  }
+
+  isPaused(): boolean {
+    return this.paused;
+  }
+
+  async waitUntilReady(): Promise<void> {
+    await Promise.all([
+      waitForReady(this.connection.client),
+      waitForReady(this.blockingConnection.client),
+    ]);
+  }
+
+  protected emitError(error: unknown): void {
+    if (this.stopping && isConnectionClosedError(error)) return;
+    if (this.listenerCount('error') > 0) this.emit('error', error);
+    else console.error(`OxMQ worker ${this.name}:`, error);
+  }
+
+  private nextToken(): string {
+    return `${this.id}:${this.tokenCounter++}`;
+  }
+
+  private identity(token: string): FetchIdentity {
+    return {
+      token,
+      lockDuration: this.settings.lockDuration,
+      limiter: this.opts.limiter,
+      name: this.opts.name,
+    };
+  }
+
+  /** Fetch-next rides on the completion call unless the worker is stopping or rate limited. */
+  private fetchNextIdentity(token: string): FetchIdentity | undefined {
+    if (this.stopping || this.paused || this.quiet || this.rateLimitGate.isLimited()) {
+      return undefined;
+    }
+    return this.identity(token);
+  }
+
+  /** Starts processing; resolves when the worker has closed. */
+  run(): Promise<void> {
+    if (this.stopping) return Promise.reject(new ClosedError(`Worker ${this.name} is closed`));
+    const loop = this.loop;
+    if (!loop) {
+      return Promise.reject(
+        new ValidationError('Worker has no processor: use getNextJob for manual processing'),
+      );
+    }
+    if (this.running) return Promise.reject(new ValidationError('Worker is already running'));
+    this.running = this.mainLoop(loop);
+    return this.running;
+  }
+
+  private async mainLoop(loop: SlotLoop<Work>): Promise<void> {
+    await this.waitUntilReady();
+    this.attempts.metrics.slotsOpened(this.concurrency);
+    this.slotsCounted = true;
+    try {
+      await this.services.startAll();
+    } catch (error) {
+      // The services started before the failing one are stopped again; the worker closes.
+      this.stopping = true;
+      await this.finishClosing();
+      throw error;
+    }
+    await loop.run();
+    await this.finishClosing();
+  }
+
+  private wakeUp(): void {
+    this.loop?.wakeUp();
+  }
+
+  /** A span per stalled job, in the job's trace (tracing on only; stalls are rare). */
+  private async traceStalls(ids: string[]): Promise<void> {
+    if (!this.attempts.tracing()) return;
+    try {
+      const hashes = await Promise.all(ids.map((id) => this.backend.getJobHash(id)));
+      const stalled = ids.flatMap((jobId, index) => {
+        const hash = hashes[index];
+        if (!hash) return [];
+        const job = Job.fromHash(this, jobId, hash);
+        return [{ jobId, carrier: carrierOfJob(job), stalledCount: job.stalledCounter }];
+      });
+      this.attempts.recordStalls(stalled);
+    } catch (error) {
+      this.emitError(error);
+    }
+  }
+
+  /** Resolves once no slot runs. */
+  private whenSlotsEmpty(): Promise<void> {
+    return this.loop?.whenEmpty() ?? Promise.resolve();
+  }
+
+  // ---- manual processing (no processor), bullmq's API ----
+
+  /**
+   * Locks the next job with `token` and returns it, or undefined when there is none (after one
+   * wait of up to drainDelay for a new one with `block`, the default), or the worker is paused,
+   * closing or rate limited. The job's lock is not renewed: extend it with job.extendLock, and
+   * finish the job with job.moveToCompleted / moveToFailed using the same token.
+   */
+  async getNextJob(
+    token: string,
+    { block = true }: GetNextJobOptions = {},
+  ): Promise<Job<DataType, ReturnType, NameType> | undefined> {
+    if (typeof token !== 'string' || token.length === 0) {
+      throw new ValidationError('getNextJob needs a lock token (a non-empty string)');
+    }
+    if (this.paused || this.stopping || this.rateLimitGate.isLimited()) return undefined;
+    // The running loop owns the blocking connection: a worker with a processor fetches only.
+    const result = await fetchForManualProcessing(
+      this.backend,
+      this.markerWaiter,
+      this.identity(token),
+      block && !this.running,
+      () => this.stopping || this.paused,
+    );
+    if (result.kind === 'none') {
+      this.rateLimitGate.limitFor(result.rateLimitTtl);
+      return undefined;
+    }
+    const job = Job.fromHash<DataType, ReturnType, NameType>(this, result.jobId, result.hash);
+    job.token = token;
+    if (job.repeatJobKey) {
+      await this.scheduler
+        .createNextIteration(job)
+        .catch((error: unknown) => this.emitError(error));
+    }
+    this.emit('active', job, 'waiting');
+    return job;
+  }
+
+  /**
+   * Starts the periodic stalled-jobs check (run() starts it itself; manual processing calls this).
+   * Does nothing with skipStalledCheck or once closing.
+   */
+  async startStalledCheckTimer(): Promise<void> {
+    if (this.opts.skipStalledCheck || this.stopping) return;
+    await this.services.start(SERVICE.stalledChecker);
+  }
+
+  /** bullmq's lock renewal of several jobs at once: the ids whose lock was lost. */
+  extendJobLocks(jobIds: string[], tokens: string[], duration: number): Promise<string[]> {
+    return this.backend.extendLocks(jobIds, tokens, duration);
+  }
+
+  // ---- cancellation (local to this worker) ----
+
+  /**
+   * Aborts the AbortSignal of a job this worker is running (the processor's third argument), with
+   * `reason` as signal.reason. The job's fate is its processor's: a rejection is a failed attempt
+   * (retried while attempts remain), a return completes it. False when the job is not running
+   * here, or its processor takes no signal (declares fewer than three parameters) and has not
+   * read `job.signal`.
+   */
+  cancelJob(jobId: string, reason?: string): boolean {
+    return this.inFlight.cancel(jobId, reason);
+  }
+
+  /** cancelJob for every job this worker is running. */
+  cancelAllJobs(reason?: string): void {
+    this.inFlight.cancelAll(reason);
+  }
+
+  /**
+   * bullmq's manual rate limit: no job of this queue starts for `ms` (workers with a limiter) and
+   * a processor that then throws Worker.RateLimitError() puts its job back without an attempt.
+   */
+  async rateLimit(ms: number): Promise<void> {
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
+      throw new ValidationError('rateLimit needs a duration in ms (0 or more)');
+    }
+    if (ms === 0) return;
+    await this.connection.client.set(
+      this.keys.limiter,
+      MANUAL_RATE_LIMIT_COUNTER,
+      'PX',
+      Math.round(ms),
+    );
+  }
+
+  /** Stops taking new jobs; running jobs go on. With doNotWaitActive false, waits for them. */
+  async pause(doNotWaitActive = false): Promise<void> {
+    if (this.paused) return;
+    this.paused = true;
+    this.markerWaiter.interrupt();
+    this.emit('paused');
+    if (!doNotWaitActive) await this.whenSlotsEmpty();
+  }
+
+  /** Takes new jobs again. Async like bullmq's; the effect is immediate. */
+  async resume(): Promise<void> {
+    if (!this.paused) return;
+    this.paused = false;
+    this.wakeUp();
+    this.emit('resumed');
+  }
+
+  /**
+   * Graceful close: stop fetching, let running jobs finish (their completion fetches nothing),
+   * then stop every background service, release connections and stop sandbox children.
+   * close(true) does not wait for running jobs (and kills sandbox children); their locks expire
+   * and the stalled checker of any worker puts them back. close(true) after close() still forces.
+   */
+  close(force = false): Promise<void> {
+    this.stopping = true;
+    if (force) {
+      this.abort.abort();
+      this.graceful.forceNow();
+    }
+    this.closing ??= (async () => {
+      this.emit('closing', 'closing worker');
+      this.markerWaiter.interrupt();
+      this.wakeUp();
+      // With Redis down the loop's pending command never returns: stop waiting for it then.
+      if (this.running && !force) {
+        await Promise.race([
+          this.running.catch(() => undefined),
+          untilDisconnected(this.connection.client),
+        ]);
+      }
+      await this.finishClosing();
+    })();
+    return this.closing;
+  }
+
+  /**
+   * Shutdown with a deadline (an OxMQ addition). Stops fetching at once and waits up to
+   * `timeoutMs` for the running jobs. At the deadline the rest are given up: the AbortSignal
+   * fires for in-process processors, sandbox children are killed, and each job goes back to the
+   * front of wait with its lock released and no attempt counted, so no stalled check ever finds
+   * it. A processor that ignores the signal and returns later changes nothing. Then the worker
+   * closes. Calling it again can only bring the deadline forward (0: now); every call resolves
+   * with the same report.
+   */
+  closeGracefully(timeoutMs: number): Promise<GracefulCloseReport> {
+    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) {
+      return Promise.reject(
+        new ValidationError('closeGracefully needs a timeout in ms (0 or more)'),
+      );
+    }
+    return this.graceful.start(timeoutMs, () => this.close());
+  }
+
+  /** Waits for the slots (unless forced or Redis is gone), stops every service, disconnects. */
+  private finishClosing(): Promise<void> {
+    this.finished ??= (async () => {
+      await Promise.race([
+        this.whenSlotsEmpty(),
+        untilDisconnected(this.connection.client),
+        this.graceful.stopWaitingForJobs,
+      ]);
+      await this.services.stopAll();
+      if (this.slotsCounted) this.attempts.metrics.slotsClosed(this.concurrency);
+      this.slotsCounted = false;
+      // The blocking connection may still sit in BZPOPMIN: drop it rather than QUIT behind it.
+      this.blockingConnection.client.disconnect();
+      await release(this.connection);
+      this.emit('closed');
+    })();
+    return this.finished;
+  }
+}
