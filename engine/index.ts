@@ -12,6 +12,7 @@ export type { GetNextJobOptions, WorkerListener } from './worker/worker-listener
 export { BatchWorker, BATCH_DEFAULTS } from './batch-worker';
 export type { BatchProcessor, BatchWorkerOptions } from './batch-worker';
 export { SandboxCrashError, SandboxLoadError } from './sandbox/errors';
+export { WorkerServiceStartError } from './worker/worker-services';
 export type { SandboxedJob } from './sandbox/child-job';
 export { FlowProducer } from './flow-producer';
 export type { FlowJob, FlowChildJob, FlowOpts, JobNode } from './flow-producer';

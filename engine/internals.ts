@@ -28,6 +28,8 @@ export { RedisQueueOperations } from './backend/redis/queue-operations';
 export { jobIdOfQueueKey } from './backend/redis/remove-orphaned-jobs';
 export { completionBatchLimit } from './worker/completion-batcher';
 export { HEARTBEAT_INDEX_KEEP_MS } from './worker/heartbeat';
+export { workerRecordKey, workersIndexKey } from './worker/heartbeat-keys';
+export { WorkerServices, type WorkerService } from './worker/worker-services';
 export { TraceContext } from './telemetry/trace-context';
 export { traceIdOf } from './telemetry/trace-id';
 export { errorSignature, NO_REASON_SIGNATURE, SIGNATURE_LIMITS } from './admin/error-signature';

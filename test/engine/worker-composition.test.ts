@@ -5,11 +5,17 @@
  * worker and stops the services started before it. Observed through a real Redis.
  */
 import { describe, expect, it } from 'vitest';
-import { BatchWorker, ClosedError, Job, Queue, ValidationError, Worker } from '../../engine';
-import { QueueKeys } from '../../engine/keys';
-import { workerRecordKey, workersIndexKey } from '../../engine/worker/heartbeat-keys';
-import { WorkerServiceStartError } from '../../engine/worker/worker-services';
-import type { WorkerOptions } from '../../engine/worker-options';
+import {
+  BatchWorker,
+  ClosedError,
+  Job,
+  Queue,
+  ValidationError,
+  Worker,
+  WorkerServiceStartError,
+  type WorkerOptions,
+} from 'oxmq';
+import { QueueKeys, workerRecordKey, workersIndexKey } from 'oxmq/internals';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';
 

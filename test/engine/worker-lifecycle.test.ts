@@ -544,7 +544,8 @@ describe('the blocking connection', () => {
 
     const job = await queue.add('after-kill', {});
     await waitFor(() => processed.includes(job.id), 15_000);
-    expect(await redis.zscore(`bull:${name}:completed`, job.id)).not.toBeNull();
+    // The processor returns before its completion is written: wait for that too.
+    await waitFor(async () => (await redis.zscore(`bull:${name}:completed`, job.id)) !== null);
   });
 
   it('a connection that stops answering is dropped by the watchdog, not waited on forever', async () => {

@@ -4,11 +4,8 @@
  * stops the ones started before it. Services here are real timers that count their ticks.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  WorkerServiceStartError,
-  WorkerServices,
-  type WorkerService,
-} from '../../engine/worker/worker-services';
+import { WorkerServiceStartError } from 'oxmq';
+import { WorkerServices, type WorkerService } from 'oxmq/internals';
 import { sleep } from '../helpers/redis';
 
 /** A service that ticks every 5 ms while started; `log` records starts and stops in order. */
