@@ -34,7 +34,6 @@ import {
   type JobSchedulerTemplate,
   type RepeatOptions,
 } from './job-scheduler';
-import type { JobScope } from './job-scope';
 import { QueueKeys } from './keys';
 import { parseQueueMeta, type QueueMeta } from './queue-meta';
 import type { QueueOptions } from './queue-options';
@@ -64,12 +63,14 @@ export interface WorkerInfo {
 export class Queue<DataType = any, ReturnType = any, NameType extends string = string>
   /* eslint-enable @typescript-eslint/no-explicit-any */
   extends EventEmitter
-  implements JobScope
 {
   readonly prefix: string;
   readonly keys: QueueKeys;
+  /** @internal The storage seam: not part of the package's types (docs/engine-package.md). */
   readonly backend: RedisQueueBackend;
+  /** @internal */
   readonly ops: RedisQueueOperations;
+  /** @internal */
   readonly groups: RedisGroupOperations;
   readonly defaultJobOptions: JobsOptions;
   private readonly connection: ManagedConnection;
@@ -137,7 +138,10 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     };
   }
 
-  /** The storage backend of this queue (OxMQ's own class, not bullmq's). */
+  /**
+   * @internal The storage backend of this queue (OxMQ's own class, not bullmq's). A Queue is
+   * a Job's JobScope through it and `ops`, structurally: the package's types leave them out.
+   */
   getBackend(): RedisQueueBackend {
     return this.backend;
   }

@@ -15,7 +15,7 @@ import { connect, release, untilDisconnected, type ManagedConnection } from '../
 import { DEFAULTS } from '../defaults';
 import { ClosedError, RateLimitError, ValidationError } from '../errors';
 import { Job } from '../job';
-import type { JobFinishingContext, JobScope } from '../job-scope';
+import type { JobFinishingContext } from '../job-scope';
 import { JobScheduler } from '../job-scheduler';
 import { QueueKeys } from '../keys';
 import { LockRenewer } from '../maintenance/lock-renewer';
@@ -52,13 +52,17 @@ import { WorkerServices } from './worker-services';
 /** bullmq's manual rate limit: the limiter counter set past any max, for `ms`. */
 const MANUAL_RATE_LIMIT_COUNTER = '9007199254740991';
 
-export abstract class WorkerBase<DataType, ReturnType, NameType extends string, Work extends object>
-  extends EventEmitter
-  implements JobScope
-{
+export abstract class WorkerBase<
+  DataType,
+  ReturnType,
+  NameType extends string,
+  Work extends object,
+> extends EventEmitter {
   readonly prefix: string;
   readonly keys: QueueKeys;
+  /** @internal The storage seam: not part of the package's types (docs/engine-package.md). */
   readonly backend: RedisQueueBackend;
+  /** @internal */
   readonly ops: RedisQueueOperations;
   readonly id = randomUUID();
   /** What jobs of this worker finish with when code finishes them (manual processing). */
@@ -333,7 +337,7 @@ export abstract class WorkerBase<DataType, ReturnType, NameType extends string, 
     return `${this.qualifiedName}:${type}`;
   }
 
-  /** The storage seam this worker uses (bullmq's getBackend; OxMQ's own interface). */
+  /** @internal The storage seam this worker uses (bullmq's getBackend; OxMQ's own interface). */
   getBackend(): RedisQueueBackend {
     return this.backend;
   }

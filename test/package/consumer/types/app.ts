@@ -14,6 +14,15 @@ export async function produce(queue: Queue<Email>): Promise<string | undefined> 
   return job.id;
 }
 
+export function internals(queue: Queue<Email>): unknown[] {
+  return [
+    // @ts-expect-error: the storage seam is internal, not part of the package's types
+    queue.backend,
+    // @ts-expect-error: as are the operations behind it
+    queue.ops,
+  ];
+}
+
 export function consume(): Worker<Email, number> {
   return new Worker<Email, number>(
     'emails',
