@@ -1,3 +1,4 @@
+import type { StorageFactory } from './backend/storage';
 import type { ConnectionOptions } from './connection';
 import type { JobsOptions } from './job-options';
 import type { Telemetry } from './telemetry/bullmq-telemetry';
@@ -21,6 +22,12 @@ export interface QueueBaseOptions {
   skipVersionCheck?: boolean;
   blockingConnection?: boolean;
   skipWaitingForReady?: boolean;
+  /**
+   * OxMQ: builds the storage behind this Queue or Worker from the connections it opened
+   * (engine/backend/storage.ts). Default: Redis, as bullmq stores it. Another storage must
+   * pass the backend conformance suite.
+   */
+  storage?: StorageFactory;
 }
 
 export interface QueueOptions extends QueueBaseOptions {

@@ -1,21 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { RedisQueueBackend } from './backend/redis/redis-queue-backend';
-import { RedisQueueOperations } from './backend/redis/queue-operations';
-import { RedisGroupOperations } from './backend/redis/groups';
+import { redisStorage } from './backend/storage';
+import { checkStorageOption } from './worker-validation';
 import { DEFAULT_COUNT_STATES } from './backend/queue-operations';
 import type {
   CleanState,
   GroupDefaults,
   GroupInfo,
+  GroupOperations,
   JobState,
   JobStateReply,
+  QueueOperations,
 } from './backend/queue-operations';
-import type { Metrics } from './backend/queue-backend';
-import * as ranges from './backend/redis/queue-ranges';
-import * as housekeeping from './backend/redis/queue-housekeeping';
-import { removeOrphanedJobs } from './backend/redis/remove-orphaned-jobs';
-import { getDependencyListing, type DependencyListing } from './backend/redis/dependency-page';
+import type { Metrics, QueueBackend } from './backend/queue-backend';
+import type { DependencyListing } from './backend/redis/dependency-page';
 import { exportQueuePrometheusMetrics } from './admin/prometheus/queue-export';
 import { connect, drop, release, untilDisconnected, type ManagedConnection } from './connection';
 import { DEFAULTS } from './defaults';
@@ -38,7 +36,7 @@ import { QueueKeys } from './keys';
 import { parseQueueMeta, type QueueMeta } from './queue-meta';
 import type { QueueOptions } from './queue-options';
 import { OXMQ_LIB_NAME, OXMQ_VERSION } from './version';
-import { requestJobCancel, type CancelRequestOutcome } from './backend/redis/worker-requests';
+import type { CancelRequestOutcome } from './backend/redis/worker-requests';
 
 export interface BulkJob<DataType, NameType extends string> {
   name: NameType;
@@ -67,11 +65,11 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   readonly prefix: string;
   readonly keys: QueueKeys;
   /** @internal The storage seam: not part of the package's types (docs/engine-package.md). */
-  readonly backend: RedisQueueBackend;
+  readonly backend: QueueBackend;
   /** @internal */
-  readonly ops: RedisQueueOperations;
+  readonly ops: QueueOperations;
   /** @internal */
-  readonly groups: RedisGroupOperations;
+  readonly groups: GroupOperations;
   readonly defaultJobOptions: JobsOptions;
   private readonly connection: ManagedConnection;
   private readonly ready: Promise<void>;
@@ -100,6 +98,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
         );
       }
     }
+    checkStorageOption(opts.storage);
     this.prefix = opts.prefix ?? DEFAULTS.prefix;
     this.keys = new QueueKeys(this.prefix, name);
     this.tracer = tracerFor(opts.telemetry);
@@ -107,9 +106,13 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     if (opts.defaultJobOptions) validateJobOptions(this.defaultJobOptions);
     this.connection = connect(opts.connection);
     this.connection.client.on('error', (error: Error) => this.emitError(error));
-    this.backend = new RedisQueueBackend(this.connection.client, this.keys);
-    this.ops = new RedisQueueOperations(this.connection.client, this.keys);
-    this.groups = new RedisGroupOperations(this.connection.client, this.keys);
+    const storage = (opts.storage ?? redisStorage)({
+      keys: this.keys,
+      client: this.connection.client,
+    });
+    this.backend = storage.backend;
+    this.ops = storage.ops;
+    this.groups = storage.groups;
     this.scheduler = new JobScheduler(
       this.connection.client,
       this.keys,
@@ -142,7 +145,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
    * @internal The storage backend of this queue (OxMQ's own class, not bullmq's). A Queue is
    * a Job's JobScope through it and `ops`, structurally: the package's types leave them out.
    */
-  getBackend(): RedisQueueBackend {
+  getBackend(): QueueBackend {
     return this.backend;
   }
 
@@ -339,24 +342,17 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   }
   /** Delayed jobs; with `timestamp` (ms), only those due strictly before it. */
   getDelayedCount(timestamp?: number): Promise<number> {
-    return ranges.getDelayedCount(this.connection.client, this.keys, timestamp);
+    return this.ops.getDelayedCount(timestamp);
   }
 
   /** Waiting jobs per priority (0: the wait list), keyed by the priorities asked for. */
   getCountsPerPriority(priorities: number[]): Promise<Record<string, number>> {
-    return ranges.getCountsPerPriority(this.connection.client, this.keys, priorities);
+    return this.ops.getCountsPerPriority(priorities);
   }
 
   /** Job ids in [start, end] of each state (bullmq's default end is 1), each id once. */
   getRanges(types: JobState | JobState[], start = 0, end = 1, asc = false): Promise<string[]> {
-    return ranges.getRanges(
-      this.connection.client,
-      this.keys,
-      Array.isArray(types) ? types : [types],
-      start,
-      end,
-      asc,
-    );
+    return this.ops.getRanges(Array.isArray(types) ? types : [types], start, end, asc);
   }
 
   /**
@@ -369,7 +365,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     start: number,
     end: number,
   ): Promise<DependencyListing> {
-    return getDependencyListing(this.connection.client, this.keys, parentId, type, start, end);
+    return this.ops.getDependencyListing(parentId, type, start, end);
   }
 
   async getJobCountByTypes(...types: JobState[]): Promise<number> {
@@ -470,7 +466,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
    */
   async cancelJob(jobId: string, reason = ''): Promise<CancelRequestOutcome> {
     this.assertOpen();
-    return requestJobCancel(this.connection.client, this.keys, jobId, String(reason));
+    return this.ops.requestJobCancel(jobId, String(reason));
   }
 
   /**
@@ -645,22 +641,22 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
 
   /** Ends the current rate-limit window (or a manual rateLimit) now; 1 if there was one. */
   removeRateLimitKey(): Promise<number> {
-    return housekeeping.removeRateLimitKey(this.connection.client, this.keys);
+    return this.ops.removeRateLimitKey();
   }
 
   /** True when a global concurrency is set and that many jobs are active. */
   isMaxed(): Promise<boolean> {
-    return housekeeping.isMaxed(this.connection.client, this.keys);
+    return this.ops.isMaxed();
   }
 
   /** Trims the events stream to about `maxLength` entries; returns how many were dropped. */
   trimEvents(maxLength: number): Promise<number> {
-    return housekeeping.trimEvents(this.connection.client, this.keys, maxLength);
+    return this.ops.trimEvents(maxLength);
   }
 
   /** Deletes the `priority` key bullmq versions before 5 wrote; 1 if it existed. */
   removeDeprecatedPriorityKey(): Promise<number> {
-    return housekeeping.removeDeprecatedPriorityKey(this.connection.client, this.keys);
+    return this.ops.removeDeprecatedPriorityKey();
   }
 
   /**
@@ -668,7 +664,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
    * scans `count` keys per step, removes at most `limit` jobs (0: all). Returns how many.
    */
   removeOrphanedJobs(count: number = DEFAULTS.chunkSize, limit = 0): Promise<number> {
-    return removeOrphanedJobs(this.connection.client, this.keys, count, limit);
+    return this.ops.removeOrphanedJobs(count, limit);
   }
 
   /** Sets a job's progress from outside a worker: the stream's `progress` event and a local one. */
@@ -773,7 +769,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
 
   /** QueueEvents connected to this queue, from their connections' names. */
   async getQueueEvents(): Promise<WorkerInfo[]> {
-    const clients = await housekeeping.getQueueEventsClients(this.connection.client, this.keys);
+    const clients = await this.ops.getQueueEventsClients();
     return clients.map((client) => ({ ...client, rawname: client.name ?? '', name: this.name }));
   }
 

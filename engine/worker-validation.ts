@@ -40,12 +40,21 @@ const WORKER_OPTIONS = new Set([
   'useWorkerThreads',
   'workerForkOptions',
   'workerThreadsOptions',
+  // OxMQ: the storage factory (engine/backend/storage.ts).
+  'storage',
   // bullmq options with nothing to do here: a Worker always has its own blocking connection,
   // OxMQ checks no Redis version and never queues commands behind a readiness wait.
   'blockingConnection',
   'skipVersionCheck',
   'skipWaitingForReady',
 ]);
+
+/** The `storage` option of a Queue or Worker: a factory function, when given. */
+export function checkStorageOption(storage: unknown): void {
+  if (storage !== undefined && typeof storage !== 'function') {
+    throw new ValidationError('storage must be a function (context) => { backend, ops, groups }');
+  }
+}
 
 function onlyKeys(name: string, value: unknown, keys: readonly string[]): void {
   if (value === undefined) return;
@@ -81,6 +90,7 @@ export function validateWorkerOptions(
       throw new ValidationError(`${key} must be an object`);
     }
   }
+  checkStorageOption(opts.storage);
   onlyKeys('settings', opts.settings, ['backoffStrategy']);
   onlyKeys('metrics', opts.metrics, ['maxDataPoints']);
   onlyKeys('limiter', opts.limiter, ['max', 'duration']);

@@ -5,6 +5,8 @@
  * call) and loop on the client, so no single script blocks Redis for long.
  */
 import type { RawJobHash } from './queue-backend';
+import type { DependencyListing } from './redis/dependency-page';
+import type { CancelRequestOutcome } from './redis/worker-requests';
 
 /** Job states as bullmq names them in getJobCounts / getJobs / getState. */
 export type JobState =
@@ -120,6 +122,35 @@ export interface QueueOperations {
   getRateLimitTtl(maxJobs?: number): Promise<number>;
   /** Raw client names of connections named as workers of this queue (CLIENT LIST). */
   getWorkerClients(): Promise<Record<string, string>[]>;
+  /** Raw client names of connections named as QueueEvents of this queue. */
+  getQueueEventsClients(): Promise<Record<string, string>[]>;
+
+  // ---- ranges and housekeeping ----
+  /** Delayed jobs; with `timestamp` (ms), only those due strictly before it. */
+  getDelayedCount(timestamp?: number): Promise<number>;
+  /** Waiting jobs per priority (0: the wait list), keyed by the priorities asked for. */
+  getCountsPerPriority(priorities: number[]): Promise<Record<string, number>>;
+  /** Job ids in [start, end] of each state, each id once. */
+  getRanges(types: JobState[], start: number, end: number, asc: boolean): Promise<string[]>;
+  /** One page of a parent's pending or processed children, in bullmq's listing shape. */
+  getDependencyListing(
+    parentId: string,
+    type: 'processed' | 'pending',
+    start: number,
+    end: number,
+  ): Promise<DependencyListing>;
+  /** Ends the current rate-limit window now; 1 if there was one. */
+  removeRateLimitKey(): Promise<number>;
+  /** True when a global concurrency is set and that many jobs are active. */
+  isMaxed(): Promise<boolean>;
+  /** Trims the events stream to about `maxLength` entries; returns how many were dropped. */
+  trimEvents(maxLength: number): Promise<number>;
+  /** Deletes the `priority` key bullmq versions before 5 wrote; 1 if it existed. */
+  removeDeprecatedPriorityKey(): Promise<number>;
+  /** Deletes job keys no state holds, `count` keys scanned per step, at most `limit` (0: all). */
+  removeOrphanedJobs(count: number, limit: number): Promise<number>;
+  /** Asks the OxMQ worker holding an active job to cancel it (see Queue.cancelJob). */
+  requestJobCancel(jobId: string, reason: string): Promise<CancelRequestOutcome>;
 
   // ---- a job's children (flows), implemented in redis/dependencies.ts ----
   /** `<job>:processed`: child key → return value JSON. */

@@ -5,7 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { FetchIdentity } from '../backend/queue-backend';
-import type { RedisQueueBackend } from '../backend/redis/redis-queue-backend';
+import type { QueueBackend } from '../backend/queue-backend';
 import type { JobScope } from '../job-scope';
 import type { JobScheduler } from '../job-scheduler';
 import type { QueueKeys } from '../keys';
@@ -19,7 +19,7 @@ import type { RateLimitGate } from './rate-limit-gate';
 export interface SlotContext {
   /** What the jobs a worker builds belong to (the worker itself). */
   readonly scope: JobScope;
-  readonly backend: RedisQueueBackend;
+  readonly backend: QueueBackend;
   /** The worker's non-blocking connection. */
   readonly client: Redis;
   readonly keys: QueueKeys;

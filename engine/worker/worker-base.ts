@@ -9,8 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import type { FetchIdentity } from '../backend/queue-backend';
-import { RedisQueueBackend } from '../backend/redis/redis-queue-backend';
-import { RedisQueueOperations } from '../backend/redis/queue-operations';
+import type { QueueBackend } from '../backend/queue-backend';
+import type { QueueOperations } from '../backend/queue-operations';
+import { redisStorage } from '../backend/storage';
 import { connect, release, untilDisconnected, type ManagedConnection } from '../connection';
 import { DEFAULTS } from '../defaults';
 import { ClosedError, RateLimitError, ValidationError } from '../errors';
@@ -61,9 +62,9 @@ export abstract class WorkerBase<
   readonly prefix: string;
   readonly keys: QueueKeys;
   /** @internal The storage seam: not part of the package's types (docs/engine-package.md). */
-  readonly backend: RedisQueueBackend;
+  readonly backend: QueueBackend;
   /** @internal */
-  readonly ops: RedisQueueOperations;
+  readonly ops: QueueOperations;
   readonly id = randomUUID();
   /** What jobs of this worker finish with when code finishes them (manual processing). */
   readonly finishing: JobFinishingContext;
@@ -140,12 +141,13 @@ export abstract class WorkerBase<
     for (const { client } of [this.connection, this.blockingConnection]) {
       client.on('error', (error: Error) => this.emitError(error));
     }
-    this.backend = new RedisQueueBackend(
-      this.connection.client,
-      this.keys,
-      this.blockingConnection.client,
-    );
-    this.ops = new RedisQueueOperations(this.connection.client, this.keys);
+    const storage = (opts.storage ?? redisStorage)({
+      keys: this.keys,
+      client: this.connection.client,
+      blockingClient: this.blockingConnection.client,
+    });
+    this.backend = storage.backend;
+    this.ops = storage.ops;
     this.attempts = new JobAttempts(
       tracerFor(opts.telemetry),
       new WorkerMetrics(this.prefix, name, opts.telemetry?.meter),
@@ -338,7 +340,7 @@ export abstract class WorkerBase<
   }
 
   /** @internal The storage seam this worker uses (bullmq's getBackend; OxMQ's own interface). */
-  getBackend(): RedisQueueBackend {
+  getBackend(): QueueBackend {
     return this.backend;
   }
 

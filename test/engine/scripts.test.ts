@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OXMQ_VERSION, Queue, Worker, type Job } from 'oxmq';
-import { commandName, loadScripts } from 'oxmq/internals';
+import { commandName, loadScripts, type RedisQueueBackend } from 'oxmq/internals';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 import { startRedis } from '../setup/redis-server';
@@ -28,7 +28,11 @@ describe('script registration', () => {
     const name = uniqueQueueName('scripts');
     const queue = track(new Queue(name, { connection: redisOptions() }));
     await queue.add('a', {});
-    const client = queue.backend.client as unknown as Record<string, unknown> & {
+    // The default storage is Redis: its backend holds the client the scripts are defined on.
+    const client = (queue.backend as RedisQueueBackend).client as unknown as Record<
+      string,
+      unknown
+    > & {
       scriptsSet: Record<string, unknown>;
     };
     for (const script of loadScripts()) {

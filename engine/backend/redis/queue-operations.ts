@@ -12,11 +12,16 @@ import type {
   RawDependencyPages,
 } from '../queue-operations';
 import * as dependencies from './dependencies';
+import { getDependencyListing, type DependencyListing } from './dependency-page';
 import * as moves from './job-moves';
 import * as cleanup from './queue-cleanup';
 import * as controls from './queue-controls';
+import * as housekeeping from './queue-housekeeping';
+import * as ranges from './queue-ranges';
 import * as reads from './queue-reads';
+import { removeOrphanedJobs } from './remove-orphaned-jobs';
 import { removeUnprocessedChildren } from './remove-unprocessed-children';
+import { requestJobCancel, type CancelRequestOutcome } from './worker-requests';
 
 /**
  * QueueOperations on Redis. The work is split by concern: reads (queue-reads), destructive
@@ -133,6 +138,55 @@ export class RedisQueueOperations implements QueueOperations {
 
   getWorkerClients(): Promise<Record<string, string>[]> {
     return controls.getWorkerClients(this.client, this.keys);
+  }
+
+  getQueueEventsClients(): Promise<Record<string, string>[]> {
+    return housekeeping.getQueueEventsClients(this.client, this.keys);
+  }
+
+  getDelayedCount(timestamp?: number): Promise<number> {
+    return ranges.getDelayedCount(this.client, this.keys, timestamp);
+  }
+
+  getCountsPerPriority(priorities: number[]): Promise<Record<string, number>> {
+    return ranges.getCountsPerPriority(this.client, this.keys, priorities);
+  }
+
+  getRanges(types: JobState[], start: number, end: number, asc: boolean): Promise<string[]> {
+    return ranges.getRanges(this.client, this.keys, types, start, end, asc);
+  }
+
+  getDependencyListing(
+    parentId: string,
+    type: 'processed' | 'pending',
+    start: number,
+    end: number,
+  ): Promise<DependencyListing> {
+    return getDependencyListing(this.client, this.keys, parentId, type, start, end);
+  }
+
+  removeRateLimitKey(): Promise<number> {
+    return housekeeping.removeRateLimitKey(this.client, this.keys);
+  }
+
+  isMaxed(): Promise<boolean> {
+    return housekeeping.isMaxed(this.client, this.keys);
+  }
+
+  trimEvents(maxLength: number): Promise<number> {
+    return housekeeping.trimEvents(this.client, this.keys, maxLength);
+  }
+
+  removeDeprecatedPriorityKey(): Promise<number> {
+    return housekeeping.removeDeprecatedPriorityKey(this.client, this.keys);
+  }
+
+  removeOrphanedJobs(count: number, limit: number): Promise<number> {
+    return removeOrphanedJobs(this.client, this.keys, count, limit);
+  }
+
+  requestJobCancel(jobId: string, reason: string): Promise<CancelRequestOutcome> {
+    return requestJobCancel(this.client, this.keys, jobId, reason);
   }
 
   getProcessedChildren(jobId: string): Promise<Record<string, string>> {
