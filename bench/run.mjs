@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm run bench`: nothing here runs TypeScript directly, so bench/main.ts and bench/child.ts are
 // bundled with rolldown (packages stay external and load from node_modules) into a temporary
-// directory, then main runs with node, the repository as working directory (the engine finds
-// lua/ there). Arguments are passed through: `npm run bench -- --quick`.
+// directory, then main runs with node, the repository as working directory (the Lua scripts are
+// bundled with the engine). Arguments are passed through: `npm run bench -- --quick`.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
