@@ -1,13 +1,14 @@
 /**
  * The script API's types: `npm run typecheck` compiles this file, and each `@ts-expect-error`
  * below fails the typecheck if its line ever compiles (a wrong key count, an unknown script, a
- * missing or unknown named key). At run time the same calls, forced past the types, still fail
- * with a clear error before anything reaches Redis.
+ * missing or unknown named key, an error label naming no script). At run time the same calls,
+ * forced past the types, still fail with a clear error before anything reaches Redis.
  */
 import type { ChainableCommander, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueueKeys } from '../../engine/keys';
 import { execTransaction, queueScript, runScript } from '../../engine/backend/redis/run-script';
+import { throwIfErrorCode } from '../../engine/scripts/error-codes';
 import { scriptKeys } from '../../engine/scripts/script-keys';
 import { rawClient } from '../helpers/redis';
 
@@ -38,6 +39,10 @@ export function typeChecks(client: Redis, multi: ChainableCommander): void {
   scriptKeys('moveToDelayed', k, { jobHash: k.job('1'), job: k.job('1') });
   // @ts-expect-error promote's keys are all queue keys: nothing else to give
   scriptKeys('promote', k, { jobHash: k.job('1') });
+
+  throwIfErrorCode(0, '1', 'moveToFinished(failed)');
+  // @ts-expect-error an error names the script it came from, and there is no such script
+  throwIfErrorCode(0, '1', 'moveToFinish');
 }
 
 describe('script calls forced past the types', () => {
