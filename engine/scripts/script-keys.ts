@@ -10,8 +10,17 @@ export type ScriptName = keyof ScriptKeyNames;
 
 type KeyTuple<Names extends readonly string[]> = { readonly [Index in keyof Names]: string };
 
-/** One Redis key per entry of the script's KEYS, in its header's order. */
-export type ScriptKeys<Name extends ScriptName> = KeyTuple<ScriptKeyNames[Name]>;
+/** Type-only: marks keys scriptKeys built for one script, so they cannot go to another. */
+declare const builtFor: unique symbol;
+
+/**
+ * One Redis key per entry of the script's KEYS, in its header's order. A tuple literal fits; keys
+ * from scriptKeys fit only the script they were built for (another may count as many keys, in
+ * another order).
+ */
+export type ScriptKeys<Name extends ScriptName> = KeyTuple<ScriptKeyNames[Name]> & {
+  readonly [builtFor]?: Name;
+};
 
 /** Header key names that are also a QueueKeys property holding that key. */
 const QUEUE_KEY_PROPERTIES = [

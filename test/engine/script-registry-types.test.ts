@@ -27,6 +27,8 @@ export function typeChecks(client: Redis, multi: ChainableCommander): void {
   void runScript(client, 'noSuchScript', [k.meta], []);
   // @ts-expect-error the keys built for one script do not fit one with another count
   void runScript(client, 'updateData', scriptKeys('changeDelay', k), []);
+  // @ts-expect-error nor another script's keys of the same count (drain's come in another order)
+  void runScript(client, 'drain', scriptKeys('removeJobScheduler', k), [k.base, '0', 100]);
 
   queueScript(multi, 'getJobState', scriptKeys('getJobState', k), ['1']);
   // @ts-expect-error the transaction helper counts keys too

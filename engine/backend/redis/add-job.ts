@@ -4,7 +4,7 @@ import { UnexpectedReplyError } from '../../errors';
 import { throwIfErrorCode } from '../../scripts/error-codes';
 import { scriptKeys, type ScriptKeys } from '../../scripts/script-keys';
 
-/** The keys of an add (addJob, and addJobBatch, whose header lists the same ones). */
+/** The keys of an add, as lua/addJob-11.lua's header (and addJobBatch's) lists them. */
 export function addJobKeys(k: QueueKeys): ScriptKeys<'addJob'> {
   return scriptKeys('addJob', k);
 }

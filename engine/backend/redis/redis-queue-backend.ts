@@ -46,10 +46,12 @@ export class RedisQueueBackend implements QueueBackend {
     if (jobs.length === 0) return [];
     // One script call for the whole list: atomic (nothing runs between the adds) and one
     // invocation instead of one per job.
-    const replies = (await runScript(this.client, 'addJobBatch', addJobKeys(this.keys), [
-      JSON.stringify(jobs.map((job) => jobTable(this.keys.base, job))),
-      Date.now(),
-    ])) as unknown[];
+    const replies = (await runScript(
+      this.client,
+      'addJobBatch',
+      scriptKeys('addJobBatch', this.keys),
+      [JSON.stringify(jobs.map((job) => jobTable(this.keys.base, job))), Date.now()],
+    )) as unknown[];
     return replies.map((reply, index) => parseAddReply(reply, jobs[index]?.customId));
   }
 
