@@ -19,6 +19,7 @@ import type { JobScope } from './job-scope';
 import { readFlow, type JobNode, type ReadFlowOptions } from './flow-reader';
 import { clusterFlowPrefix, QueueKeys } from './keys';
 import { prepareJob, withTraceCarrier, type PreparedJob } from './prepare-job';
+import { scriptKeys } from './scripts/script-keys';
 import type { QueueBaseOptions } from './queue-options';
 import type { JobSpan, JobTracer, TraceCarrier } from './telemetry/job-tracer';
 import { producerAttributes, producerParent, withProducerSpan } from './telemetry/producer-spans';
@@ -234,7 +235,7 @@ export class FlowProducer extends EventEmitter {
     const reply = await runScript(
       this.connection.client,
       'addFlow',
-      [plan[0]!.keys.meta],
+      scriptKeys('addFlow', plan[0]!.keys),
       [JSON.stringify(nodes), Date.now()],
     );
     const results = parseFlowReply(reply, plan.length);

@@ -5,7 +5,7 @@
   before their children in the node list; each child joins its parent's dependencies; parents
   whose children are all already complete (duplicates of finished jobs) are released at the end.
 
-  KEYS[1] meta of the first root's queue (routes the call; every other key is built from the
+  KEYS[1] meta (of the first root's queue; routes the call; every other key is built from the
           nodes' queue bases, so on a cluster all queues of a flow must share one hash-tagged
           prefix)
 

@@ -12,7 +12,7 @@
   Grouped jobs are cleaned with their state: `wait` goes on into every group's line and `delayed`
   into Q group-delayed once the state's own key is done (see GROUP_PHASE below for the cursor).
 
-  KEYS[1] the state's key (Q completed | failed | delayed | prioritized | wait | paused | active)
+  KEYS[1] state (Q completed | failed | delayed | prioritized | wait | paused | active)
   KEYS[2] events  KEYS[3] repeat
 
   ARGV[1] Q  ARGV[2] cutoff ts (now - grace)  ARGV[3] max entries examined by this call (>= 1)

@@ -1,7 +1,7 @@
 --[[
   Leaves a command for a live OxMQ worker, read on its next heartbeat.
 
-  KEYS[1] Q oxmq:worker:<workerId> (hash)
+  KEYS[1] worker (Q oxmq:worker:<workerId>, a hash)
   ARGV[1] command (`quiet` or `resume`)
 
   Returns 1 when the worker's record exists, 0 when no live worker has that id.

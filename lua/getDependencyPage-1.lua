@@ -4,7 +4,7 @@
   each listed child's job hash. Sets and hashes have no order of their own: the page is a window
   of SSCAN / HSCAN order, read with bounded steps and stopped as soon as the window is full.
 
-  KEYS[1] the record key (`<job>:dependencies` or `<job>:processed`)
+  KEYS[1] record (the record key: `<job>:dependencies` or `<job>:processed`)
 
   ARGV[1] "set" | "hash"  ARGV[2] start (>= 0)  ARGV[3] end (-1: to the end)
   ARGV[4] SCAN COUNT hint per step

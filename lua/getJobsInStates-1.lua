@@ -5,7 +5,7 @@
   tail; sorted sets ascend by score. Ids without a hash and legacy "0:" markers are skipped, and
   the window is back-filled from the entries after it, at most ARGV[4] extra windows per state.
 
-  KEYS[1] Q (queue key prefix, with trailing colon; state keys are built from it)
+  KEYS[1] base (Q, the queue key prefix, with trailing colon; state keys are built from it)
 
   ARGV[1] start  ARGV[2] end (negative indexes count from the end, -1 the last)  ARGV[3] "1" ascending | "0" descending
   ARGV[4] max extra windows read to replace skipped ids

@@ -6,7 +6,7 @@
   A retried child of a live parent becomes one of its pending dependencies again
   (includes/returnChildToParent.lua); a parent that was already released is not moved back.
 
-  KEYS[1] the state's sorted set  KEYS[2] wait  KEYS[3] meta  KEYS[4] active  KEYS[5] marker
+  KEYS[1] state (its sorted set)  KEYS[2] wait  KEYS[3] meta  KEYS[4] active  KEYS[5] marker
   KEYS[6] events
 
   ARGV[1] Q  ARGV[2] max jobs moved by this call  ARGV[3] max score ("+inf" for all)

@@ -3,8 +3,8 @@
 
   KEYS[1] wait      KEYS[5] stalled   KEYS[9]  pc
   KEYS[2] active    KEYS[6] limiter   KEYS[10] marker
-  KEYS[3] prioritized KEYS[7] delayed KEYS[11] completed | failed (target set)
-  KEYS[4] events    KEYS[8] meta      KEYS[12] job hash   KEYS[13] metrics:<target>
+  KEYS[3] prioritized KEYS[7] delayed KEYS[11] target (completed | failed)
+  KEYS[4] events    KEYS[8] meta      KEYS[12] job hash   KEYS[13] metrics (of the target)
 
   ARGV[1] jobId           ARGV[2] now (becomes finishedOn)
   ARGV[3] "returnvalue" | "failedReason"        ARGV[4] its value

@@ -8,8 +8,8 @@
   them. Doing the window and the reads in one call halves the round trips of a pipelined scan and
   sizes each job with no reply per field.
 
-  KEYS[1] the state's key (wait / active list, or a sorted set such as completed)
-  KEYS[2] Q (queue key prefix with trailing colon; a job's hash is Q .. id)
+  KEYS[1] state (the state's key: wait / active list, or a sorted set such as completed)
+  KEYS[2] base (Q, the queue key prefix with trailing colon; a job's hash is Q .. id)
 
   ARGV[1] "list" or "zset"
   ARGV[2] "head" (list index 0 on, zset lowest score first) or "tail" (the other end)

@@ -1,6 +1,6 @@
 --[[
   Ends a deduplication window, but only if the given job still owns it.
-  KEYS[1] Q de:<deduplicationId>
+  KEYS[1] deduplication (Q de:<deduplicationId>)
   ARGV[1] jobId
   Returns 1 when the key was deleted, 0 when it named another job or did not exist.
 ]]

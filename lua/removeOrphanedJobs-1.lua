@@ -6,7 +6,7 @@
   A candidate whose key exists but is not a job hash is never touched.
   The check and the deletion run in one script, so a job moving meanwhile is never mistaken.
 
-  KEYS[1] Q (queue key prefix with trailing colon; every key is built from it)
+  KEYS[1] base (Q, the queue key prefix with trailing colon; every key is built from it)
 
   ARGV[1] most jobs to remove in this call (0: no limit)
   ARGV[2..] candidate job ids (one scan batch of the caller)

@@ -3,7 +3,7 @@
   group's line), with its result and finish time cleared. A child of a live parent becomes one of its pending dependencies again
   (includes/returnChildToParent.lua); a parent that was already released is not moved back.
 
-  KEYS[1] job hash  KEYS[2] events  KEYS[3] the state's set (completed | failed)  KEYS[4] wait
+  KEYS[1] job hash  KEYS[2] events  KEYS[3] state (completed | failed)  KEYS[4] wait
   KEYS[5] meta  KEYS[6] active  KEYS[7] marker  KEYS[8] prioritized  KEYS[9] pc
 
   ARGV[1] jobId  ARGV[2] "LPUSH" (back of the line) | "RPUSH" (front, lifo)

@@ -2,8 +2,9 @@
   Asks the OxMQ worker holding an active job to cancel it; the worker reads the request on its
   next heartbeat.
 
-  KEYS[1] Q active  KEYS[2] Q<jobId>:lock  KEYS[3] Q oxmq:worker:<workerId> (of the lock token)
-  KEYS[4] Q oxmq:worker:<workerId>:cancel
+  KEYS[1] Q active  KEYS[2] lock (Q<jobId>:lock)
+  KEYS[3] worker (Q oxmq:worker:<workerId> of the lock token)
+  KEYS[4] worker cancel (Q oxmq:worker:<workerId>:cancel)
   ARGV[1] jobId  ARGV[2] the lock token the caller read ("" when none)  ARGV[3] reason
 
   Returns 0 when the job is not active, 1 when the request was left for a live OxMQ worker,

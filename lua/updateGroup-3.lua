@@ -5,7 +5,7 @@
   workers are woken when grouped jobs wait, since a resumed group, a higher concurrency or a
   lifted rate limit may let them run.
 
-  KEYS[1] the hash to change (Q group:<gid>:meta, or Q meta for the defaults)
+  KEYS[1] hash (the one to change: Q group:<gid>:meta, or Q meta for the defaults)
   KEYS[2] Q meta  KEYS[3] marker
 
   ARGV[1] Q  ARGV[2] group id, or "" for the defaults

@@ -2,8 +2,8 @@
   One beat of an OxMQ worker's heartbeat: refreshes its record, indexes it, prunes index members
   whose record expired, and hands the worker what was asked of it since the last beat.
 
-  KEYS[1] Q oxmq:worker:<workerId> (hash)  KEYS[2] Q oxmq:workers (zset)
-  KEYS[3] Q oxmq:worker:<workerId>:cancel (hash jobId -> reason)
+  KEYS[1] worker (Q oxmq:worker:<workerId>, a hash)  KEYS[2] workers (Q oxmq:workers, a zset)
+  KEYS[3] worker cancel (Q oxmq:worker:<workerId>:cancel, a hash jobId -> reason)
   ARGV[1] workerId  ARGV[2] now (ms)  ARGV[3] ttl (ms)  ARGV[4] JSON object of the record's fields
   ARGV[5] Q (the queue's base key)  ARGV[6] how long (ms) the entry of a worker that stopped
   beating stays in the index after its last beat, so a console can tell it went missing

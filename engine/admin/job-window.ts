@@ -6,6 +6,7 @@
 import type { Redis } from 'ioredis';
 import { runScript } from '../backend/redis/run-script';
 import { QueueKeys } from '../keys';
+import { scriptKeys } from '../scripts/script-keys';
 import type { QueueCountState } from './queues';
 
 /** Which end a walk starts from: the most recently added jobs, or the earliest. */
@@ -73,7 +74,7 @@ export async function readJobWindow(
   const reply = (await runScript(
     client,
     'readJobWindow',
-    [stateKey(keys, request.state), keys.base],
+    scriptKeys('readJobWindow', keys, { state: stateKey(keys, request.state) }),
     [
       LIST_STATES.has(request.state) ? 'list' : 'zset',
       startEnd(request.state, request.order),

@@ -4,7 +4,7 @@
  * `Q repeat:<id>` (hash: the definition, docs/redis-keys.md).
  */
 import type { Redis } from 'ioredis';
-import { addJobKeys } from '../backend/redis/add-job';
+import { scriptKeys } from '../scripts/script-keys';
 import { OxmqError, UnexpectedReplyError } from '../errors';
 import type { QueueKeys } from '../keys';
 import { flatToRecord, runScript } from '../backend/redis/run-script';
@@ -74,20 +74,17 @@ export class SchedulerStore {
     private readonly keys: QueueKeys,
   ) {}
 
-  /** The scheduler set, then the keys an add needs (iterations are stored like any job). */
-  private scriptKeys(): string[] {
-    return [this.keys.repeat, ...addJobKeys(this.keys)];
-  }
-
   schedulerKey(id: string): string {
     return `${this.keys.repeat}:${id}`;
   }
 
   async upsert(request: UpsertRequest, now: number): Promise<{ jobId: string; delay: number }> {
-    const reply = await runScript(this.client, 'addJobScheduler', this.scriptKeys(), [
-      JSON.stringify({ base: this.keys.base, ...request }),
-      now,
-    ]);
+    const reply = await runScript(
+      this.client,
+      'addJobScheduler',
+      scriptKeys('addJobScheduler', this.keys),
+      [JSON.stringify({ base: this.keys.base, ...request }), now],
+    );
     if (reply === -10) {
       throw new JobSchedulerIdCollisionError(
         `Cannot create job scheduler iteration - job ID already exists (scheduler ${request.id})`,
@@ -115,10 +112,12 @@ export class SchedulerStore {
   }
 
   async nextIteration(request: NextIterationRequest, now: number): Promise<NextIterationOutcome> {
-    const reply = await runScript(this.client, 'updateJobScheduler', this.scriptKeys(), [
-      JSON.stringify({ base: this.keys.base, ...request }),
-      now,
-    ]);
+    const reply = await runScript(
+      this.client,
+      'updateJobScheduler',
+      scriptKeys('updateJobScheduler', this.keys),
+      [JSON.stringify({ base: this.keys.base, ...request }), now],
+    );
     if (typeof reply === 'string') return { created: true, jobId: reply };
     if (reply === 0) return { created: false, reason: 'gone' };
     if (reply === 1) return { created: false, reason: 'not-current' };
@@ -133,7 +132,7 @@ export class SchedulerStore {
     const reply = await runScript(
       this.client,
       'removeJobScheduler',
-      [k.repeat, k.delayed, k.prioritized, k.wait, k.events, k.meta],
+      scriptKeys('removeJobScheduler', k),
       [id, k.base],
     );
     return reply === 1;
@@ -148,7 +147,7 @@ export class SchedulerStore {
     const reply = await runScript(
       this.client,
       'pauseJobScheduler',
-      [k.repeat, k.delayed, k.prioritized, k.wait, k.events, k.meta],
+      scriptKeys('pauseJobScheduler', k),
       [id, k.base, now],
     );
     if (reply === 0) return 'missing';

@@ -11,12 +11,16 @@ import {
   PendingDependenciesError,
   UnexpectedReplyError,
 } from '../errors';
+import type { ScriptName } from './script-keys';
+
+/** The script a reply came from, as error messages name it: `moveToFinished(failed)`. */
+export type ScriptLabel = ScriptName | `${ScriptName}(${string})`;
 
 /**
  * The one place where a script's negative reply becomes a typed error. The codes are bullmq's,
  * so our scripts and theirs agree on what each number means.
  */
-export function scriptError(code: number, jobId: string, command: string): OxmqError {
+export function scriptError(code: number, jobId: string, command: ScriptLabel): OxmqError {
   switch (code) {
     case -1:
       return new JobNotFoundError(`Missing key for job ${jobId}. ${command}`);
@@ -48,7 +52,7 @@ export function scriptError(code: number, jobId: string, command: string): OxmqE
 }
 
 /** Throws the typed error when a script replied with a negative integer. */
-export function throwIfErrorCode(reply: unknown, jobId: string, command: string): void {
+export function throwIfErrorCode(reply: unknown, jobId: string, command: ScriptLabel): void {
   if (typeof reply === 'number' && reply < 0) {
     throw scriptError(reply, jobId, command);
   }

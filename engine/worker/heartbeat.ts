@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import { runScript } from '../backend/redis/run-script';
 import type { QueueKeys } from '../keys';
+import { scriptKeys } from '../scripts/script-keys';
 import { OXMQ_VERSION } from '../version';
 import {
   workerCancelKey,
@@ -154,11 +155,11 @@ export class WorkerHeartbeat {
     const reply = await runScript(
       this.client,
       'workerHeartbeat',
-      [
-        workerRecordKey(this.keys, workerId),
-        workersIndexKey(this.keys),
-        workerCancelKey(this.keys, workerId),
-      ],
+      scriptKeys('workerHeartbeat', this.keys, {
+        worker: workerRecordKey(this.keys, workerId),
+        workers: workersIndexKey(this.keys),
+        workerCancel: workerCancelKey(this.keys, workerId),
+      }),
       // Every value as a string: Lua would print a decoded number with 14 significant digits.
       [
         workerId,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OXMQ_VERSION, Queue, Worker, type Job } from 'oxmq';
-import { commandName, loadScripts, type RedisQueueBackend } from 'oxmq/internals';
+import { ALL_SCRIPTS, commandName, type RedisQueueBackend } from 'oxmq/internals';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 import { startRedis } from '../setup/redis-server';
@@ -17,7 +17,7 @@ const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
 
 describe('script registration', () => {
   it('names every command <script>:oxmq-<version>', () => {
-    const scripts = loadScripts();
+    const scripts = ALL_SCRIPTS;
     expect(scripts.length).toBeGreaterThan(0);
     for (const script of scripts) {
       expect(commandName(script.name)).toBe(`${script.name}:oxmq-${OXMQ_VERSION}`);
@@ -35,20 +35,20 @@ describe('script registration', () => {
     > & {
       scriptsSet: Record<string, unknown>;
     };
-    for (const script of loadScripts()) {
+    for (const script of ALL_SCRIPTS) {
       const command = commandName(script.name);
       expect(typeof client[command], command).toBe('function');
       expect(Object.keys(client.scriptsSet)).toContain(command);
       // Never bullmq's own names: both libraries can share a Redis.
       expect(Object.keys(client.scriptsSet)).not.toContain(`${script.name}:6.7.0`);
     }
-    const addJob = loadScripts().find((s) => s.name === 'addJob')!;
+    const addJob = ALL_SCRIPTS.find((s) => s.name === 'addJob')!;
     const redis = track(rawClient());
     expect(await redis.script('EXISTS', sha1(addJob.lua))).toEqual([1]);
   });
 
   it('inlines every include (no @include line is left in a loaded script)', () => {
-    for (const script of loadScripts()) {
+    for (const script of ALL_SCRIPTS) {
       expect(script.lua, script.name).not.toMatch(/--- @include/);
     }
   });
@@ -79,7 +79,7 @@ describe('after SCRIPT FLUSH (NOSCRIPT fallback)', () => {
     await waitFor(() => seen.length === 2);
 
     expect(await redis.script('FLUSH')).toBe('OK');
-    const addJob = loadScripts().find((s) => s.name === 'addJob')!;
+    const addJob = ALL_SCRIPTS.find((s) => s.name === 'addJob')!;
     expect(await redis.script('EXISTS', sha1(addJob.lua))).toEqual([0]);
 
     const single = await queue.add('after', {});
@@ -123,13 +123,11 @@ describe('lua/ layout', () => {
       .map((file) => file.slice(0, -4)),
   );
 
-  it('has scripts, and loadScripts loads each of them', () => {
+  it('has scripts, and the generated registry holds each of them', () => {
     expect(files.length).toBeGreaterThan(0);
-    expect(
-      loadScripts()
-        .map((s) => s.name)
-        .sort(),
-    ).toEqual(files.map((file) => file.replace(/-\d+\.lua$/, '')).sort());
+    expect(ALL_SCRIPTS.map((s) => s.name).sort()).toEqual(
+      files.map((file) => file.replace(/-\d+\.lua$/, '')).sort(),
+    );
   });
 
   for (const file of files) {

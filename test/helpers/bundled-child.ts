@@ -3,8 +3,8 @@
  * directly, so each entry is bundled once per test process with rolldown into memory; packages
  * stay external and resolve from node_modules through NODE_PATH. Every spawn writes the bundle to
  * a fresh temporary .cjs file, deleted as soon as node has loaded it. The child runs with the
- * repository as its working directory, where the engine finds lua/, and reads its config from
- * argv[2] (JSON). It reports on stdout, one JSON object a line.
+ * repository as its working directory and reads its config from argv[2] (JSON). It reports on
+ * stdout, one JSON object a line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

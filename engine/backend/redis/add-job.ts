@@ -2,21 +2,11 @@ import type { QueueKeys } from '../../keys';
 import type { AddResult, NewJob } from '../queue-backend';
 import { UnexpectedReplyError } from '../../errors';
 import { throwIfErrorCode } from '../../scripts/error-codes';
+import { scriptKeys, type ScriptKeys } from '../../scripts/script-keys';
 
-export function addJobKeys(k: QueueKeys): string[] {
-  return [
-    k.wait,
-    k.meta,
-    k.id,
-    k.delayed,
-    k.prioritized,
-    k.pc,
-    k.marker,
-    k.events,
-    k.active,
-    k.waitingChildren,
-    k.completed,
-  ];
+/** The keys of an add, as lua/addJob-11.lua's header (and addJobBatch's) lists them. */
+export function addJobKeys(k: QueueKeys): ScriptKeys<'addJob'> {
+  return scriptKeys('addJob', k);
 }
 
 /** The job table the insertJob include reads (lua/includes/insertJob.lua). */

@@ -5,6 +5,7 @@
 import type { Redis } from 'ioredis';
 import type { QueueKeys } from '../../keys';
 import { scriptError } from '../../scripts/error-codes';
+import { scriptKeys } from '../../scripts/script-keys';
 import type {
   BatchFetchRequest,
   BatchFetchResult,
@@ -13,22 +14,6 @@ import type {
   FetchIdentity,
 } from '../queue-backend';
 import { flatToRecord, runScript } from './run-script';
-
-/** The keys both finish scripts (moveToFinished, moveToFinishedBatch) start with, in order. */
-export function finishScriptKeys(k: QueueKeys): string[] {
-  return [
-    k.wait,
-    k.active,
-    k.prioritized,
-    k.events,
-    k.stalled,
-    k.limiter,
-    k.delayed,
-    k.meta,
-    k.pc,
-    k.marker,
-  ];
-}
 
 export function identityJson(identity: FetchIdentity): string {
   return JSON.stringify({
@@ -45,12 +30,11 @@ export async function fetchJobBatch(
   k: QueueKeys,
   request: BatchFetchRequest,
 ): Promise<BatchFetchResult> {
-  const reply = await runScript(
-    client,
-    'moveToActiveBatch',
-    [k.wait, k.active, k.prioritized, k.events, k.limiter, k.delayed, k.meta, k.pc, k.marker],
-    [k.base, Date.now(), ...batchArgs(request)],
-  );
+  const reply = await runScript(client, 'moveToActiveBatch', scriptKeys('moveToActiveBatch', k), [
+    k.base,
+    Date.now(),
+    ...batchArgs(request),
+  ]);
   return parseBatchReply(reply);
 }
 
@@ -63,7 +47,7 @@ export async function completeJobBatch(
   const reply = (await runScript(
     client,
     'moveToFinishedBatch',
-    [...finishScriptKeys(k), k.completed, k.metrics('completed')],
+    scriptKeys('moveToFinishedBatch', k, { metricsCompleted: k.metrics('completed') }),
     [
       k.base,
       request.now ?? Date.now(),

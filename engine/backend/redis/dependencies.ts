@@ -9,6 +9,7 @@ import type { ChainableCommander, Redis } from 'ioredis';
 import { UnexpectedReplyError, ValidationError } from '../../errors';
 import type { QueueKeys } from '../../keys';
 import { throwIfErrorCode } from '../../scripts/error-codes';
+import { scriptKeys } from '../../scripts/script-keys';
 import type {
   DependencyKind,
   DependencyPageRequest,
@@ -195,16 +196,11 @@ export async function moveToWaitingChildren(
   const reply = await runScript(
     client,
     'moveToWaitingChildren',
-    [
-      keys.active,
-      keys.waitingChildren,
-      jobKey,
-      `${jobKey}:dependencies`,
-      `${jobKey}:unsuccessful`,
-      keys.stalled,
-      keys.events,
-      keys.meta,
-    ],
+    scriptKeys('moveToWaitingChildren', keys, {
+      jobHash: jobKey,
+      jobDependencies: `${jobKey}:dependencies`,
+      jobUnsuccessful: `${jobKey}:unsuccessful`,
+    }),
     [token, childKey ?? '', Date.now(), jobId],
   );
   throwIfErrorCode(reply, jobId, 'moveToWaitingChildren');

@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import { UnexpectedReplyError, ValidationError } from '../../errors';
 import { validateGroupId } from '../../job-options';
 import type { QueueKeys } from '../../keys';
+import { scriptKeys } from '../../scripts/script-keys';
 import type { RawJobHash } from '../queue-backend';
 import type { GroupDefaults, GroupInfo, GroupOperations } from '../queue-operations';
 import { checkInteger, checkRange } from './operation-validation';
@@ -44,12 +45,11 @@ export class RedisGroupOperations implements GroupOperations {
     change: { set?: (string | number)[]; del?: string[] },
   ): Promise<void> {
     const hash = groupId === '' ? this.keys.meta : groupKey(this.keys, groupId, 'meta');
-    await runScript(
-      this.client,
-      'updateGroup',
-      [hash, this.keys.meta, this.keys.marker],
-      [this.keys.base, groupId, JSON.stringify({ set: change.set ?? [], del: change.del ?? [] })],
-    );
+    await runScript(this.client, 'updateGroup', scriptKeys('updateGroup', this.keys, { hash }), [
+      this.keys.base,
+      groupId,
+      JSON.stringify({ set: change.set ?? [], del: change.del ?? [] }),
+    ]);
   }
 
   async setGroupConcurrency(groupId: string, concurrency: number | undefined): Promise<void> {
@@ -118,12 +118,11 @@ export class RedisGroupOperations implements GroupOperations {
     }
     groupIds.forEach((id) => validateGroupId(id));
     if (groupIds.length === 0) return [];
-    const reply = await runScript(
-      this.client,
-      'getGroups',
-      [this.keys.meta],
-      [this.keys.base, Date.now(), ...groupIds],
-    );
+    const reply = await runScript(this.client, 'getGroups', scriptKeys('getGroups', this.keys), [
+      this.keys.base,
+      Date.now(),
+      ...groupIds,
+    ]);
     if (!Array.isArray(reply) || reply.length !== groupIds.length * 8) {
       throw new UnexpectedReplyError(`getGroups replied ${JSON.stringify(reply)}`);
     }

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { ValidationError } from '../../errors';
 import type { QueueKeys } from '../../keys';
 import { throwIfErrorCode } from '../../scripts/error-codes';
+import { scriptKeys } from '../../scripts/script-keys';
 import { checkInteger, checkJobId, checkMillis, checkPriority } from './operation-validation';
 import { runScript } from './run-script';
 
@@ -19,7 +20,7 @@ async function moveJobsToWait(
     const more = await runScript(
       client,
       'moveJobsToWait',
-      [k.base + state, k.wait, k.meta, k.active, k.marker, k.events],
+      scriptKeys('moveJobsToWait', k, { state: k.base + state }),
       [k.base, count, maxScore, state],
     );
     if (Number(more) !== 1) return;
@@ -61,17 +62,7 @@ export async function reprocessJob(
   const reply = await runScript(
     client,
     'reprocessJob',
-    [
-      k.job(jobId),
-      k.events,
-      k.base + state,
-      k.wait,
-      k.meta,
-      k.active,
-      k.marker,
-      k.prioritized,
-      k.pc,
-    ],
+    scriptKeys('reprocessJob', k, { jobHash: k.job(jobId), state: k.base + state }),
     [
       jobId,
       opts.lifo ? 'RPUSH' : 'LPUSH',
@@ -87,12 +78,7 @@ export async function reprocessJob(
 export async function promoteJob(client: Redis, keys: QueueKeys, jobId: string): Promise<void> {
   checkJobId(jobId);
   const k = keys;
-  const reply = await runScript(
-    client,
-    'promote',
-    [k.delayed, k.wait, k.meta, k.prioritized, k.active, k.pc, k.events, k.marker],
-    [k.base, jobId],
-  );
+  const reply = await runScript(client, 'promote', scriptKeys('promote', k), [k.base, jobId]);
   throwIfErrorCode(reply, jobId, 'promote(delayed)');
 }
 
@@ -105,12 +91,12 @@ export async function changeDelay(
   checkJobId(jobId);
   const ms = checkMillis('delay', delay, 0);
   const k = keys;
-  const reply = await runScript(
-    client,
-    'changeDelay',
-    [k.delayed, k.meta, k.marker, k.events],
-    [ms, Date.now(), jobId, k.job(jobId)],
-  );
+  const reply = await runScript(client, 'changeDelay', scriptKeys('changeDelay', k), [
+    ms,
+    Date.now(),
+    jobId,
+    k.job(jobId),
+  ]);
   throwIfErrorCode(reply, jobId, 'changeDelay(delayed)');
 }
 
@@ -127,7 +113,7 @@ export async function changePriority(
   const reply = await runScript(
     client,
     'changePriority',
-    [k.wait, k.meta, k.prioritized, k.active, k.pc, k.marker, k.job(jobId)],
+    scriptKeys('changePriority', k, { jobHash: k.job(jobId) }),
     [priority, jobId, lifo ? '1' : '0'],
   );
   throwIfErrorCode(reply, jobId, 'changePriority');

@@ -9,6 +9,7 @@ import { DEFAULTS } from '../../defaults';
 import { QueueStateError, UnexpectedReplyError } from '../../errors';
 import type { QueueKeys } from '../../keys';
 import { throwIfErrorCode } from '../../scripts/error-codes';
+import { scriptKeys } from '../../scripts/script-keys';
 import type { CleanState } from '../queue-operations';
 import { checkCleanState, checkInteger, checkJobId } from './operation-validation';
 import { runScript } from './run-script';
@@ -33,12 +34,11 @@ export async function drain(
 ): Promise<number> {
   let total = 0;
   for (;;) {
-    const reply = await runScript(
-      client,
-      'drain',
-      [keys.wait, keys.paused, keys.prioritized, keys.delayed, keys.repeat, keys.pc],
-      [keys.base, includeDelayed ? '1' : '0', DEFAULTS.chunkSize],
-    );
+    const reply = await runScript(client, 'drain', scriptKeys('drain', keys), [
+      keys.base,
+      includeDelayed ? '1' : '0',
+      DEFAULTS.chunkSize,
+    ]);
     const [removed, more] = pair(reply, 'drain');
     total += removed;
     if (more === 0) return total;
@@ -73,7 +73,7 @@ export async function clean(
     const reply = await runScript(
       client,
       'cleanJobsInSet',
-      [keys.base + state, keys.events, keys.repeat],
+      scriptKeys('cleanJobsInSet', keys, { state: keys.base + state }),
       [keys.base, cutoff, budget, state, cursor, call === 0 ? '1' : '0'],
     );
     if (!Array.isArray(reply) || reply.length < 4 || !Array.isArray(reply[0])) {
@@ -94,23 +94,11 @@ export async function obliterate(
   checkInteger('count', opts.count, 1);
   const k = keys;
   for (;;) {
-    const reply = await runScript(
-      client,
-      'obliterate',
-      [
-        k.meta,
-        k.active,
-        k.delayed,
-        k.repeat,
-        k.completed,
-        k.wait,
-        k.paused,
-        k.prioritized,
-        k.failed,
-        k.waitingChildren,
-      ],
-      [k.base, opts.count, opts.force ? '1' : '0'],
-    );
+    const reply = await runScript(client, 'obliterate', scriptKeys('obliterate', k), [
+      k.base,
+      opts.count,
+      opts.force ? '1' : '0',
+    ]);
     if (reply === -1) throw new QueueStateError('Cannot obliterate non-paused queue');
     if (reply === -2) throw new QueueStateError('Cannot obliterate queue with active jobs');
     if (reply === 0) return;
@@ -128,7 +116,7 @@ export async function removeJob(
   const reply = await runScript(
     client,
     'removeJob',
-    [keys.job(jobId), keys.repeat],
+    scriptKeys('removeJob', keys, { jobHash: keys.job(jobId) }),
     [jobId, removeChildren ? '1' : '0', keys.base, MAX_REMOVED_DESCENDANTS],
   );
   throwIfErrorCode(reply, jobId, 'removeJob');

@@ -1,6 +1,7 @@
 /** Queue-wide switches and limits: pause/resume, global concurrency and rate limit, workers. */
 import type { Redis } from 'ioredis';
 import type { QueueKeys } from '../../keys';
+import { scriptKeys } from '../../scripts/script-keys';
 import { checkInteger, checkMillis } from './operation-validation';
 import { runScript } from './run-script';
 
@@ -10,21 +11,18 @@ const LEGACY_PAUSED_CHUNK = 7_000;
 /** The value a manual rate limit stores in the limiter key: above any real `max`. */
 const MANUAL_RATE_LIMIT_VALUE = '9007199254740991';
 
-function pauseKeys(k: QueueKeys): string[] {
-  return [k.meta, k.marker, k.events, k.wait, k.paused, k.prioritized, k.delayed];
-}
-
 export async function pause(client: Redis, keys: QueueKeys): Promise<void> {
-  await runScript(client, 'pause', pauseKeys(keys), ['pause', '1', LEGACY_PAUSED_CHUNK]);
+  await runScript(client, 'pause', scriptKeys('pause', keys), ['pause', '1', LEGACY_PAUSED_CHUNK]);
 }
 
 export async function resume(client: Redis, keys: QueueKeys): Promise<void> {
+  const pauseKeys = scriptKeys('pause', keys);
   let remaining = Number(
-    await runScript(client, 'pause', pauseKeys(keys), ['resume', '1', LEGACY_PAUSED_CHUNK]),
+    await runScript(client, 'pause', pauseKeys, ['resume', '1', LEGACY_PAUSED_CHUNK]),
   );
   while (remaining > 0) {
     remaining = Number(
-      await runScript(client, 'pause', pauseKeys(keys), ['resume', '0', LEGACY_PAUSED_CHUNK]),
+      await runScript(client, 'pause', pauseKeys, ['resume', '0', LEGACY_PAUSED_CHUNK]),
     );
   }
 }

@@ -2,6 +2,7 @@
 import type { Redis } from 'ioredis';
 import { UnexpectedReplyError } from '../../errors';
 import type { QueueKeys } from '../../keys';
+import { scriptKeys } from '../../scripts/script-keys';
 import type { RawJobHash } from '../queue-backend';
 import type { JobState, JobStateReply } from '../queue-operations';
 import { checkIndexRange, checkJobId, checkJobStates } from './operation-validation';
@@ -67,12 +68,13 @@ export async function getJobsInStates(
   checkIndexRange(start, end);
   const states = [...new Set(types.map(stateKeyName))];
   if (states.length === 0) return [];
-  const reply = await runScript(
-    client,
-    'getJobsInStates',
-    [keys.base],
-    [start, end, asc ? '1' : '0', MAX_BACKFILL_WINDOWS, ...states],
-  );
+  const reply = await runScript(client, 'getJobsInStates', scriptKeys('getJobsInStates', keys), [
+    start,
+    end,
+    asc ? '1' : '0',
+    MAX_BACKFILL_WINDOWS,
+    ...states,
+  ]);
   if (!Array.isArray(reply))
     throw new UnexpectedReplyError(`getJobsInStates replied ${String(reply)}`);
   const jobs: { id: string; hash: RawJobHash }[] = [];
@@ -99,21 +101,7 @@ export async function getState(
   jobId: string,
 ): Promise<JobStateReply> {
   checkJobId(jobId);
-  const reply = await runScript(
-    client,
-    'getJobState',
-    [
-      keys.completed,
-      keys.failed,
-      keys.delayed,
-      keys.prioritized,
-      keys.active,
-      keys.wait,
-      keys.paused,
-      keys.waitingChildren,
-    ],
-    [jobId],
-  );
+  const reply = await runScript(client, 'getJobState', scriptKeys('getJobState', keys), [jobId]);
   const state = String(reply);
   if (!STATE_REPLIES.has(state)) throw new UnexpectedReplyError(`getJobState replied ${state}`);
   return state as JobStateReply;

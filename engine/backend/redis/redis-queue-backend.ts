@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { throwIfErrorCode } from '../../scripts/error-codes';
+import { scriptKeys } from '../../scripts/script-keys';
 import type { QueueKeys } from '../../keys';
 import type {
   AddResult,
@@ -17,7 +18,7 @@ import type {
   RetryRequest,
 } from '../queue-backend';
 import { addJobKeys, addJobArgs, jobTable, parseAddReply } from './add-job';
-import { completeJobBatch, fetchJobBatch, finishScriptKeys, identityJson } from './batch-moves';
+import { completeJobBatch, fetchJobBatch, identityJson } from './batch-moves';
 import { flatToRecord, recordToFlat, runScript } from './run-script';
 
 /**
@@ -45,10 +46,12 @@ export class RedisQueueBackend implements QueueBackend {
     if (jobs.length === 0) return [];
     // One script call for the whole list: atomic (nothing runs between the adds) and one
     // invocation instead of one per job.
-    const replies = (await runScript(this.client, 'addJobBatch', addJobKeys(this.keys), [
-      JSON.stringify(jobs.map((job) => jobTable(this.keys.base, job))),
-      Date.now(),
-    ])) as unknown[];
+    const replies = (await runScript(
+      this.client,
+      'addJobBatch',
+      scriptKeys('addJobBatch', this.keys),
+      [JSON.stringify(jobs.map((job) => jobTable(this.keys.base, job))), Date.now()],
+    )) as unknown[];
     return replies.map((reply, index) => parseAddReply(reply, jobs[index]?.customId));
   }
 
@@ -58,22 +61,24 @@ export class RedisQueueBackend implements QueueBackend {
 
   async fetchNextJob(identity: FetchIdentity): Promise<FetchResult> {
     const k = this.keys;
-    const reply = await runScript(
-      this.client,
-      'moveToActive',
-      [k.wait, k.active, k.prioritized, k.events, k.limiter, k.delayed, k.meta, k.pc, k.marker],
-      [k.base, Date.now(), identityJson(identity)],
-    );
+    const reply = await runScript(this.client, 'moveToActive', scriptKeys('moveToActive', k), [
+      k.base,
+      Date.now(),
+      identityJson(identity),
+    ]);
     return parseFetchReply(reply);
   }
 
   async finishJob(request: FinishRequest): Promise<FetchResult | undefined> {
     const k = this.keys;
-    const target = request.outcome === 'completed' ? k.completed : k.failed;
     const reply = await runScript(
       this.client,
       'moveToFinished',
-      [...finishScriptKeys(k), target, k.job(request.jobId), k.metrics(request.outcome)],
+      scriptKeys('moveToFinished', k, {
+        target: request.outcome === 'completed' ? k.completed : k.failed,
+        jobHash: k.job(request.jobId),
+        metrics: k.metrics(request.outcome),
+      }),
       [
         request.jobId,
         request.now ?? Date.now(),
@@ -104,7 +109,7 @@ export class RedisQueueBackend implements QueueBackend {
 
   async retryJob(request: RetryRequest): Promise<void> {
     const k = this.keys;
-    const jobKey = k.job(request.jobId);
+    const jobHash = k.job(request.jobId);
     const fields = recordToFlat(request.fields);
     const now = Date.now();
     let reply: unknown;
@@ -112,27 +117,18 @@ export class RedisQueueBackend implements QueueBackend {
       reply = await runScript(
         this.client,
         'moveToDelayed',
-        [k.marker, k.active, k.delayed, jobKey, k.events, k.meta, k.stalled],
+        scriptKeys('moveToDelayed', k, { jobHash }),
         [request.jobId, now, request.token, request.delay, '0', fields],
       );
     } else {
-      reply = await runScript(
-        this.client,
-        'retryJob',
-        [
-          k.active,
-          k.wait,
-          jobKey,
-          k.meta,
-          k.events,
-          k.delayed,
-          k.prioritized,
-          k.pc,
-          k.marker,
-          k.stalled,
-        ],
-        [k.base, now, request.lifo ? 'RPUSH' : 'LPUSH', request.jobId, request.token, fields],
-      );
+      reply = await runScript(this.client, 'retryJob', scriptKeys('retryJob', k, { jobHash }), [
+        k.base,
+        now,
+        request.lifo ? 'RPUSH' : 'LPUSH',
+        request.jobId,
+        request.token,
+        fields,
+      ]);
     }
     throwIfErrorCode(reply, request.jobId, request.delay > 0 ? 'moveToDelayed' : 'retryJob');
   }
@@ -143,7 +139,7 @@ export class RedisQueueBackend implements QueueBackend {
     const reply = await runScript(
       this.client,
       'moveToDelayed',
-      [k.marker, k.active, k.delayed, k.job(jobId), k.events, k.meta, k.stalled],
+      scriptKeys('moveToDelayed', k, { jobHash: k.job(jobId) }),
       [jobId, now, token, Math.max(0, Math.round(dueTs - now)), '1', '[]'],
     );
     throwIfErrorCode(reply, jobId, 'moveToDelayed');
@@ -154,17 +150,7 @@ export class RedisQueueBackend implements QueueBackend {
     const reply = await runScript(
       this.client,
       'moveJobFromActiveToWait',
-      [
-        k.active,
-        k.wait,
-        k.stalled,
-        k.meta,
-        k.limiter,
-        k.prioritized,
-        k.marker,
-        k.events,
-        k.job(jobId),
-      ],
+      scriptKeys('moveJobFromActiveToWait', k, { jobHash: k.job(jobId) }),
       [jobId, token],
     );
     throwIfErrorCode(reply, jobId, 'moveJobFromActiveToWait');
@@ -176,7 +162,7 @@ export class RedisQueueBackend implements QueueBackend {
     const reply = await runScript(
       this.client,
       'extendLocks',
-      [this.keys.stalled],
+      scriptKeys('extendLocks', this.keys),
       [this.keys.base, JSON.stringify(jobIds), JSON.stringify(tokens), duration],
     );
     return (reply as unknown[]).map(String);
@@ -187,7 +173,7 @@ export class RedisQueueBackend implements QueueBackend {
     const reply = await runScript(
       this.client,
       'moveStalledJobsToWait',
-      [k.stalled, k.wait, k.active, k.stalledCheck, k.meta, k.marker, k.events, k.repeat],
+      scriptKeys('moveStalledJobsToWait', k),
       [maxStalledCount, k.base, Date.now(), stalledInterval],
     );
     return (reply as unknown[]).map(String);
@@ -205,7 +191,7 @@ export class RedisQueueBackend implements QueueBackend {
     const reply = await runScript(
       this.client,
       'updateProgress',
-      [k.job(jobId), k.events, k.meta],
+      scriptKeys('updateProgress', k, { jobHash: k.job(jobId) }),
       [jobId, progressJson],
     );
     throwIfErrorCode(reply, jobId, 'updateProgress');

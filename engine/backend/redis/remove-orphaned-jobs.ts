@@ -6,6 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import { QUEUE_KEY_NAMES, type QueueKeys } from '../../keys';
+import { scriptKeys } from '../../scripts/script-keys';
 import { checkInteger } from './operation-validation';
 import { runScript } from './run-script';
 
@@ -72,7 +73,10 @@ export async function removeOrphanedJobs(
     if (ids.size > 0) {
       const budget = limit === 0 ? 0 : limit - removed;
       removed += Number(
-        await runScript(client, 'removeOrphanedJobs', [keys.base], [budget, ...ids]),
+        await runScript(client, 'removeOrphanedJobs', scriptKeys('removeOrphanedJobs', keys), [
+          budget,
+          ...ids,
+        ]),
       );
       if (limit > 0 && removed >= limit) break;
     }

@@ -1,15 +1,19 @@
 import type { ChainableCommander, Redis } from 'ioredis';
-import { commandName, loadScripts, registerScripts } from '../../scripts/loader';
+import { ALL_SCRIPTS, commandName, registerScripts } from '../../scripts/loader';
+import type { ScriptKeys, ScriptName } from '../../scripts/script-keys';
 
 type ScriptArg = string | number | Buffer;
 type ScriptCommand = (...args: ScriptArg[]) => Promise<unknown>;
 
-/** Runs one of our Lua commands (EVALSHA with NOSCRIPT fallback, via ioredis). */
-export function runScript(
+/**
+ * Runs one of our Lua commands (EVALSHA with NOSCRIPT fallback, via ioredis). `keys` has exactly
+ * the script's key count (engine/scripts/script-keys.ts builds it by name from a QueueKeys).
+ */
+export function runScript<Name extends ScriptName>(
   client: Redis,
-  script: string,
-  keys: string[],
-  args: ScriptArg[],
+  script: Name,
+  keys: NoInfer<ScriptKeys<Name>>,
+  args: readonly ScriptArg[],
 ): Promise<unknown> {
   registerScripts(client);
   // defineCommand adds the command as a method named after it; ioredis' types cannot know it.
@@ -34,7 +38,7 @@ function ensureScriptsLoaded(client: Redis): Promise<void> {
       client.on('ready', () => loadedOn.delete(client));
     }
     const pipeline = client.pipeline();
-    for (const script of loadScripts()) pipeline.script('LOAD', script.lua);
+    for (const script of ALL_SCRIPTS) pipeline.script('LOAD', script.lua);
     loading = pipeline.exec().then(() => undefined);
     loading.catch(() => loadedOn.delete(client));
     loadedOn.set(client, loading);
@@ -70,11 +74,11 @@ export async function execTransaction(
 }
 
 /** Queues one of our Lua commands on a MULTI given by execTransaction. */
-export function queueScript(
+export function queueScript<Name extends ScriptName>(
   pipeline: ChainableCommander,
-  script: string,
-  keys: string[],
-  args: ScriptArg[],
+  script: Name,
+  keys: NoInfer<ScriptKeys<Name>>,
+  args: readonly ScriptArg[],
 ): void {
   const command = (pipeline as unknown as Record<string, (...a: ScriptArg[]) => unknown>)[
     commandName(script)

@@ -5,6 +5,7 @@
 import type { Redis } from 'ioredis';
 import { ValidationError } from '../../errors';
 import type { QueueKeys } from '../../keys';
+import { scriptKeys } from '../../scripts/script-keys';
 import {
   workerCancelKey,
   workerIdOfToken,
@@ -48,12 +49,11 @@ export async function requestJobCancel(
       await runScript(
         client,
         'requestJobCancel',
-        [
-          keys.active,
-          keys.jobLock(jobId),
-          workerRecordKey(keys, workerId),
-          workerCancelKey(keys, workerId),
-        ],
+        scriptKeys('requestJobCancel', keys, {
+          lock: keys.jobLock(jobId),
+          worker: workerRecordKey(keys, workerId),
+          workerCancel: workerCancelKey(keys, workerId),
+        }),
         [jobId, token, reason],
       ),
     );
