@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { JobLocation } from '@/engine/admin';
 import { withRoute } from '@/lib/server/api';
 import { jobIdSchema } from '@/lib/server/job-route';
-import { findJobEverywhere } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 
 export const dynamic = 'force-dynamic';
 
@@ -16,6 +16,6 @@ export const GET = withRoute(
   // One HEXISTS per discovered queue, after a discovery scan: a search-sized cost.
   { role: 'viewer', query, budget: 'search' },
   async ({ query }): Promise<{ locations: JobLocation[] }> => ({
-    locations: await findJobEverywhere(query.id),
+    locations: await admin().jobs.findEverywhere(query.id),
   }),
 );
