@@ -57,6 +57,7 @@ export interface SessionInfo {
 
 // ---- queue page ----
 export type {
+  JobFindResponse,
   JobListResponse,
   JobLocation,
   JobRow,

@@ -33,12 +33,16 @@ export type JobListResponse = z.infer<typeof jobListResponseSchema>;
 export const jobSearchModeSchema = z.enum(['name', 'text', 'path']);
 export type JobSearchMode = z.infer<typeof jobSearchModeSchema>;
 
+/** A search's match: a row, with the job's state when it was an id lookup (any state holds it). */
+export const jobSearchMatchSchema = jobRowSchema.extend({ state: z.string().optional() });
+export type JobSearchMatch = z.infer<typeof jobSearchMatchSchema>;
+
 /** A search: by id (a direct lookup: `scanned` 0) or a bounded scan of one state. */
 export const jobSearchResponseSchema = z.strictObject({
   mode: z.enum(['id', ...jobSearchModeSchema.options]),
   state: queueCountStateSchema,
   order: z.enum(['newest', 'oldest']),
-  matches: z.array(jobRowSchema),
+  matches: z.array(jobSearchMatchSchema),
   scanned: z.number(),
   from: z.number(),
   to: z.number(),
@@ -59,3 +63,6 @@ export const jobLocationSchema = z.strictObject({
   state: z.string(),
 });
 export type JobLocation = z.infer<typeof jobLocationSchema>;
+
+export const jobFindResponseSchema = z.strictObject({ locations: z.array(jobLocationSchema) });
+export type JobFindResponse = z.infer<typeof jobFindResponseSchema>;

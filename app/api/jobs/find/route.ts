@@ -3,7 +3,7 @@
  * with its name and state; the console's quick-jump box opens the job page from it.
  */
 import { z } from 'zod';
-import type { JobLocation } from '@/engine/admin';
+import type { JobFindResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
 import { jobIdSchema } from '@/lib/server/job-route';
 import { admin } from '@/lib/server/oxmq';
@@ -15,7 +15,7 @@ const query = z.object({ id: jobIdSchema });
 export const GET = withRoute(
   // One HEXISTS per discovered queue, after a discovery scan: a search-sized cost.
   { role: 'viewer', query, budget: 'search' },
-  async ({ query }): Promise<{ locations: JobLocation[] }> => ({
+  async ({ query }): Promise<JobFindResponse> => ({
     locations: await admin().jobs.findEverywhere(query.id),
   }),
 );

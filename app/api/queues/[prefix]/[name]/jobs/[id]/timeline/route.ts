@@ -19,7 +19,7 @@ export const GET = withRoute(
     await requireQueue(params.prefix, params.name);
     const job = await admin().jobs.detail(params.prefix, params.name, params.id);
     if (!job) throw jobNotFound(params.id);
-    // Failure reasons on the timeline come back redacted, like the job's own (oxmq.ts).
+    // Failure reasons on the timeline come back redacted, like the job's own (engine/admin/create-admin.ts).
     return admin().jobs.timeline({
       prefix: params.prefix,
       queueName: params.name,
