@@ -11,6 +11,7 @@
  * `jobs.storedData`, named for it.
  */
 import type { Redis } from 'ioredis';
+import { ValidationError } from '../errors';
 import { appendAudit, AUDIT_STREAMS, readAudit, type AuditKind, type AuditRecord } from './audit';
 import { actOnSelection } from './selection';
 import { cancelBulkOp, createBulkOp, getBulkOp, runBulkChunk } from './bulk';
@@ -89,7 +90,29 @@ export interface AdminOptions {
 /** A walk's options as a caller gives them: the redaction and data reads are the admin's. */
 export type AdminScanOptions = Omit<JobScanOptions, 'redaction' | 'withData'>;
 
+/** Refuses options a caller could not mean, before any call reaches Redis. */
+function checkOptions(client: Redis, options: AdminOptions): void {
+  if (!client || typeof client.pipeline !== 'function') {
+    throw new ValidationError('createAdmin needs a Redis client');
+  }
+  if (!options || typeof options !== 'object')
+    throw new ValidationError('createAdmin needs options');
+  const { prefixes, redaction, oldBacklogMinutes, auditRetentionMs } = options;
+  if (!Array.isArray(prefixes) || !prefixes.every((p) => typeof p === 'string' && p !== '')) {
+    throw new ValidationError('createAdmin: prefixes must be an array of non-empty strings');
+  }
+  if (redaction !== undefined && typeof redaction !== 'function' && typeof redaction !== 'object') {
+    throw new ValidationError('createAdmin: redaction must be rules or a function returning them');
+  }
+  for (const [key, value] of Object.entries({ oldBacklogMinutes, auditRetentionMs })) {
+    if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
+      throw new ValidationError(`createAdmin: ${key} must be a positive number`);
+    }
+  }
+}
+
 export function createAdmin(client: Redis, options: AdminOptions) {
+  checkOptions(client, options);
   const { prefixes, oldBacklogMinutes } = options;
   const rules = (): RedactionRules =>
     typeof options.redaction === 'function'

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from '../../engine';
 import { createAdmin, REDACTED, redactionRules } from '../../engine/admin';
+import { ValidationError } from '../../engine/errors';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';
 
 const client = rawClient();
@@ -29,6 +30,16 @@ afterAll(async () => {
 });
 
 describe('createAdmin', () => {
+  it('refuses options it could not mean, with a typed error', () => {
+    const bad: [string, () => unknown][] = [
+      ['no client', () => createAdmin(undefined as never, { prefixes: ['bull'] })],
+      ['no prefixes', () => createAdmin(client, {} as never)],
+      ['an empty prefix', () => createAdmin(client, { prefixes: [''] })],
+      ['a bad threshold', () => createAdmin(client, { prefixes: ['b'], oldBacklogMinutes: -1 })],
+    ];
+    for (const [what, make] of bad) expect(make, what).toThrow(ValidationError);
+  });
+
   it('discovers the queues of its prefixes and reads them on its client', async () => {
     const { queues } = await admin.queues.discover();
     expect(queues).toEqual([{ prefix, name }]);
