@@ -23,7 +23,7 @@ export { OXMQ_VERSION } from './version';
 export { ALL_SCRIPTS, commandName, registerScripts } from './scripts/loader';
 export { SCRIPTS } from './scripts/registry.generated';
 export { scriptKeys } from './scripts/script-keys';
-export { throwIfErrorCode } from './scripts/error-codes';
+export { scriptError, throwIfErrorCode } from './scripts/error-codes';
 export { execTransaction, queueScript, runScript } from './backend/redis/run-script';
 export type { FetchIdentity, NewJob, QueueBackend } from './backend/queue-backend';
 export type { QueueOperations } from './backend/queue-operations';

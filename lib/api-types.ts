@@ -1,22 +1,28 @@
 /**
- * The console's JSON API contract: every response body, declared once and imported by the route
- * handlers (app/api/) and the react-query hooks (components/). Type-only imports from the engine
- * are erased at build time, so client code never bundles engine code.
+ * The console's JSON API contract, as types: every response body, imported by the route handlers
+ * (app/api/) and the react-query hooks (components/). Each shape is a zod schema of the console's
+ * own in lib/http/ (one concept per file), so the HTTP contract is declared here and not
+ * borrowed from the engine: a route whose engine read drifts from it fails to type-check, and
+ * test/console/response-contract.test.ts parses real answers with the schemas. Only types are
+ * exported here, so client code bundles neither zod schemas nor engine code.
  */
-import type { AuditEntry, QueueOverview } from 'oxmq/admin';
 import type { Role } from './roles';
+import type { ConsoleLinks } from './http/session';
+import type { JobRow } from './http/job-row';
 
+export type { AuditEntry, AuditKind, AuditListResponse, AuditOutcome } from './http/audit';
 export type {
-  AuditEntry,
-  AuditKind,
-  AuditOutcome,
-  QueueCountState,
+  QueueActionResponse,
+  QueueListResponse,
   QueueMetricsSeries,
   QueueOverview,
+  QueueOverviewResponse,
   QueueProblem,
   QueueProblemKind,
   QueueProblemSeverity,
-} from 'oxmq/admin';
+} from './http/queue-overview';
+export type { JobStateReply, QueueCountState } from './http/job-states';
+export type { ConsoleLinks, HealthResponse } from './http/session';
 
 /** Every error answer: a stable machine code, a human message, and zod issues for 422. */
 export interface ApiError {
@@ -42,38 +48,6 @@ export type ApiErrorCode =
   | 'SIGN_IN_BUSY'
   | 'INTERNAL';
 
-export interface HealthResponse {
-  status: 'ok' | 'unavailable';
-}
-
-export interface QueueListResponse {
-  queues: QueueOverview[];
-  /** Queues discovered in total (this response holds one page of them). */
-  total: number;
-  page: number;
-  pageSize: number;
-  /** False when discovery hit its scan budget: there may be queues not listed. */
-  complete: boolean;
-  /** Whether the server refuses mutations (OXMQ_READ_ONLY). */
-  readOnly: boolean;
-  /** The link settings, as in SessionInfo. */
-  links: ConsoleLinks;
-}
-
-export type QueueOverviewResponse = QueueOverview;
-
-export interface QueueActionResponse {
-  prefix: string;
-  name: string;
-  paused: boolean;
-}
-
-export interface AuditListResponse {
-  entries: AuditEntry[];
-  /** Cursor for the next (older) page, null at the end. */
-  next: string | null;
-}
-
 export interface SessionInfo {
   username: string;
   role: Role;
@@ -81,156 +55,71 @@ export interface SessionInfo {
   links: ConsoleLinks;
 }
 
-/** Links to the tools around the console (lib/links.ts builds them); null when not set. */
-export interface ConsoleLinks {
-  /** OXMQ_TRACE_URL: a trace viewer URL with `{traceId}` where the id goes. */
-  traceUrl: string | null;
-  /** OXMQ_GRAFANA_URL: the base URL of a Grafana holding OxMQ's dashboards. */
-  grafanaUrl: string | null;
-}
-
 // ---- queue page ----
+export type {
+  JobFindResponse,
+  JobListResponse,
+  JobLocation,
+  JobRow,
+  JobSearchMode,
+  JobSearchResponse,
+} from './http/job-row';
 export type {
   BulkAction,
   BulkOperation,
+  BulkOperationResponse,
   BulkStatus,
+  SelectionResult,
+} from './http/bulk';
+export type {
   DiagnosisCode,
   DiagnosisReason,
-  JobRow,
-  JobSearchMode,
+  QueueCleanResponse,
   QueueDiagnosis,
   QueueLimits,
-  SelectionResult,
-} from 'oxmq/admin';
-
-export type JobListResponse = import('oxmq/admin').JobPage;
-
-/** A search: by id (a direct lookup: `scanned` 0) or a bounded scan of one state. */
-export type JobSearchResponse = import('oxmq/admin').JobSearchResult & {
-  mode: 'id' | 'name' | 'text' | 'path';
-};
-
-export type BulkOperationResponse = import('oxmq/admin').BulkOperation;
-
-/** One call's failed jobs grouped by error (GET .../error-groups); the page merges calls. */
-export type ErrorGroupsResponse = import('oxmq/admin').ErrorGroupScan;
-export type { ErrorGroup, ErrorGroupTally } from 'oxmq/admin';
-
-export interface QueueCleanResponse {
-  removed: number;
-}
-
-export interface QueueOkResponse {
-  ok: true;
-}
+  QueueOkResponse,
+} from './http/queue-ops';
+export type { ErrorGroup, ErrorGroupsResponse, ErrorGroupTally } from './http/error-groups';
 
 // ---- workers, metrics and live events ----
 export type {
   ConnectedWorker,
-  LiveEvent,
-  LiveEventBatch,
+  JobCancelResponse,
+  QueueHeartbeatsResponse,
+  QueueWorkerRoster,
+  QueueWorkers,
+  WorkerCommandResponse,
+  WorkerHeartbeatRecord,
+  WorkerRosterKind,
+  WorkerRosterRow,
+  WorkersResponse,
+} from './http/workers';
+export type {
+  MetricsListResponse,
   MetricsPoint,
   MetricsTimeline,
   QueueMetrics,
-  QueueWorkers,
-} from 'oxmq/admin';
-
-export type { QueueWorkerRoster, WorkerRosterKind, WorkerRosterRow } from 'oxmq/admin';
-
-/** GET /api/workers: each queue's connections and its workers merged with their heartbeats. */
-export interface WorkersResponse {
-  queues: import('oxmq/admin').QueueWorkerRoster[];
-  total: number;
-  page: number;
-  pageSize: number;
-  /** False when queue discovery hit its scan budget. */
-  complete: boolean;
-}
-
-/** GET /api/queues/:prefix/:name/workers: the queue's live OxMQ workers, from their heartbeats. */
-export interface QueueHeartbeatsResponse {
-  workers: import('oxmq/admin').WorkerHeartbeatRecord[];
-  /** Heartbeat index members (may include expired ones not pruned yet). */
-  total: number;
-}
-
-/** POST …/workers/:workerId/quiet and …/resume. */
-export interface WorkerCommandResponse {
-  ok: true;
-  /** The command reaches the worker on its next heartbeat (within its interval). */
-  pendingUntilNextHeartbeat: true;
-}
-
-/** POST …/jobs/:id/cancel: what the request could reach (engine/admin/worker-heartbeats.ts). */
-export interface JobCancelResponse {
-  outcome: import('oxmq/admin').CancelRequestOutcome;
-}
-
-export interface MetricsListResponse {
-  queues: import('oxmq/admin').QueueMetrics[];
-  minutes: number;
-  total: number;
-  page: number;
-  pageSize: number;
-  complete: boolean;
-}
-
-export type QueueMetricsResponse = import('oxmq/admin').QueueMetrics & { minutes: number };
-
-/** GET /api/metrics/total: completed and failed per minute summed over a page of queues. */
-export type TotalThroughputResponse = import('oxmq/admin').TotalThroughput;
-
-/** The data of every `event: events` message on GET /api/events. */
-export interface LiveEventsMessage {
-  batches: import('oxmq/admin').LiveEventBatch[];
-}
+  QueueMetricsResponse,
+  TotalThroughputResponse,
+} from './http/metrics';
+export type { LiveEvent, LiveEventBatch, LiveEventsMessage } from './http/live-events';
 
 // ---- job page and flows page ----
-
-/** One job as the job page shows it: data, opts and return value already redacted. */
-export interface JobDetailResponse extends Omit<
-  import('oxmq/admin').JobDetail,
-  'traceparent' | 'tracestate'
-> {
-  prefix: string;
-  queueName: string;
-  /** Sensitive key names redacted (normalised), so the page can say what it hides. */
-  redactedKeys: string[];
-  /** The trace viewer's page for `traceId` (OXMQ_TRACE_URL); null when either is missing. */
-  traceUrl: string | null;
-  children: import('oxmq/admin').JobChildrenPage;
-}
-
-export type JobLogsResponse = import('oxmq/admin').JobLogPage & {
-  page: number;
-  pageSize: number;
-};
-
-export type JobTimelineResponse = import('oxmq/admin').JobTimeline;
-export type JobTimelineEntry = import('oxmq/admin').JobTimelineEntry;
-export type JobLinkRef = import('oxmq/admin').JobLinkRef;
-
-export interface JobActionResponse {
-  ok: true;
-  /** duplicate: the new job's id. */
-  id?: string;
-}
-
-export interface FlowGraphResponse {
-  /** The job the page was opened for. */
-  jobKey: string;
-  root: import('oxmq/admin').FlowRoot;
-  graph: Omit<import('oxmq/admin').FlowGraph, 'nodes'> & { nodes: FlowGraphNode[] };
-}
-
-export type FlowChildrenResponse = Omit<import('oxmq/admin').FlowChildrenPage, 'nodes'> & {
-  nodes: FlowGraphNode[];
-};
-/** A graph node with its trace viewer link, when it has a trace and OXMQ_TRACE_URL is set. */
-export type FlowGraphNode = import('oxmq/admin').FlowGraphNode & { traceUrl?: string };
-export type FlowGraphEdge = import('oxmq/admin').FlowGraphEdge;
-
-export type { JobLocation } from 'oxmq/admin';
+export type {
+  JobActionResponse,
+  JobChildrenPage,
+  JobDetailResponse,
+  JobLinkRef,
+  JobLogsResponse,
+  JobTimelineEntry,
+  JobTimelineResponse,
+} from './http/job-detail';
+export type {
+  FlowChildrenResponse,
+  FlowGraphEdge,
+  FlowGraphNode,
+  FlowGraphResponse,
+} from './http/flow';
 
 // ---- streamed search (GET /api/queues/:prefix/:name/search/stream, NDJSON) ----
 /** Why a streamed search ended: null when it looked at the whole state. */
@@ -239,7 +128,7 @@ export type SearchStreamStop = 'matches' | 'time' | null;
 /** One line of a streamed search; `progress` and `matches` repeat, `end` or `error` is last. */
 export type SearchStreamLine =
   | { type: 'progress'; scanned: number; total: number; found: number; tooLarge: number }
-  | { type: 'matches'; jobs: import('oxmq/admin').JobRow[] }
+  | { type: 'matches'; jobs: JobRow[] }
   | {
       type: 'end';
       scanned: number;
@@ -251,12 +140,10 @@ export type SearchStreamLine =
   | { type: 'error'; code: string; message: string };
 
 // ---- job schedulers and tenant groups on the queue page ----
-export type { GroupPage, SchedulerIteration, SchedulerPage, SchedulerRow } from 'oxmq/admin';
-export type GroupInfo = import('oxmq/admin').GroupPage['groups'][number];
-
-/** POST …/schedulers/:id/<action>: the new job (run), or the next run (resume, edit). */
-export interface SchedulerActionResponse {
-  ok: true;
-  jobId?: string;
-  next?: number;
-}
+export type {
+  SchedulerActionResponse,
+  SchedulerIteration,
+  SchedulerPage,
+  SchedulerRow,
+} from './http/schedulers';
+export type { GroupInfo, GroupPage } from './http/groups';

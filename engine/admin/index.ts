@@ -204,3 +204,6 @@ export {
 export type { SchedulerIteration, SchedulerPage, SchedulerRow } from './schedulers';
 export { actOnGroup, GROUP_LIST_LIMITS, GroupNotFoundError, listGroups } from './groups';
 export type { GroupAction, GroupPage } from './groups';
+// ---- one object holding all of the above, bound to a client (create-admin.ts) ----
+export { createAdmin } from './create-admin';
+export type { Admin, AdminOptions, AdminScanOptions } from './create-admin';

@@ -5,8 +5,7 @@
  * call) and loop on the client, so no single script blocks Redis for long.
  */
 import type { RawJobHash } from './queue-backend';
-import type { DependencyListing } from './redis/dependency-page';
-import type { CancelRequestOutcome } from './redis/worker-requests';
+import type { DependencyJobJson } from '../dependency-job-json';
 
 /** Job states as bullmq names them in getJobCounts / getJobs / getState. */
 export type JobState =
@@ -64,6 +63,32 @@ export type RawDependencyPages = {
   ignored?: { next: number; entries: [string, string][] };
   failed?: { next: number; keys: string[] };
 };
+
+/** One child in a dependency listing (bullmq's getDependencies shape). */
+export interface DependencyItem {
+  /** The child's full job key, `<prefix>:<queue>:<id>`. */
+  id: string;
+  /** A processed child's return value, parsed. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bullmq types it any: a child's return value
+  v?: any;
+}
+
+export interface DependencyListing {
+  items: DependencyItem[];
+  /** The listed children that still exist, in bullmq's listing form. */
+  jobs: DependencyJobJson[];
+  /** How many children of that kind the parent has. */
+  total: number;
+}
+
+/**
+ * What a cancel request became:
+ * - `requested`: a live OxMQ worker holds the job and aborts its signal on its next heartbeat;
+ * - `not-active`: the job is not active (missing, waiting, finished ...): nothing to cancel;
+ * - `held-by-bullmq`: the job is active but no live OxMQ worker holds it (a bullmq worker, which
+ *   has no cancel channel through Redis; manual processing; a worker with heartbeats off).
+ */
+export type CancelRequestOutcome = 'requested' | 'not-active' | 'held-by-bullmq';
 
 export type CleanState =
   'completed' | 'failed' | 'delayed' | 'wait' | 'paused' | 'active' | 'prioritized';

@@ -56,6 +56,7 @@ export const ENGINE_FAULTS: readonly string[] = [
   'CLOSED',
   'CONNECTION_CLOSED',
   'TIMEOUT',
+  'WORKER_SERVICE_START',
   'UNEXPECTED_REPLY',
 ];
 

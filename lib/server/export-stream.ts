@@ -9,7 +9,7 @@ import 'server-only';
 import { EXPORT_COLUMNS, type ExportRecord, type JobFilter, type ScanOrder } from 'oxmq/admin';
 import type { QueueCountState } from '@/lib/api-types';
 import { csvRow } from '@/lib/csv';
-import { queuePage } from './oxmq';
+import { admin } from './oxmq';
 
 export const EXPORT_LIMITS = {
   /** Rows one export writes at most (`limit` may ask for fewer). */
@@ -47,7 +47,7 @@ export async function* exportLines(
   const started = Date.now();
   const cap = Math.min(request.limit, limits.maxRows);
   if (request.format === 'csv') yield csvRow(EXPORT_COLUMNS);
-  const walk = queuePage.scanRecords(request.prefix, request.name, {
+  const walk = admin().jobs.scanRecords(request.prefix, request.name, {
     state: request.state,
     order: request.order,
     filter: request.filter,

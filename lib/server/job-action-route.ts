@@ -9,7 +9,7 @@ import type { JobActionResponse } from '../api-types';
 import type { Role } from '../roles';
 import { withRoute } from './api';
 import { jobNotFound, jobParams, jobTarget, requireQueue } from './job-route';
-import { jobPage } from './oxmq';
+import { admin } from './oxmq';
 
 interface JobActionSpec<B extends z.ZodType> {
   action: string;
@@ -33,7 +33,7 @@ export function jobActionRoute<B extends z.ZodType>(spec: JobActionSpec<B>) {
     async ({ params, body }): Promise<JobActionResponse> => {
       await requireQueue(params.prefix, params.name);
       const action = await spec.toAction(body, params);
-      const found = await jobPage.act(params.prefix, params.name, params.id, action);
+      const found = await admin().jobs.act(params.prefix, params.name, params.id, action);
       if (!found) throw jobNotFound(params.id);
       return { ok: true };
     },

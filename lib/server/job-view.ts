@@ -1,6 +1,6 @@
 /**
- * Shapes a job for the browser. The detail arrives already redacted (lib/server/oxmq.ts reads
- * it through the engine's redacted view), so secrets never leave the server.
+ * Shapes a job for the browser. The detail arrives already redacted (the admin object of
+ * engine/admin/create-admin.ts reads it through the engine's redacted view), so secrets never leave the server.
  */
 import 'server-only';
 import type { JobChildrenPage, JobDetail } from 'oxmq/admin';

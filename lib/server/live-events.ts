@@ -8,7 +8,7 @@
 import 'server-only';
 import type { Redis } from 'ioredis';
 import type { LiveEventBatch, QueueRef } from 'oxmq/admin';
-import { latestLiveEventIds, openLiveEventsConnection, readLiveEvents } from './oxmq';
+import { admin, openLiveEventsConnection } from './oxmq';
 
 /** Streams one process watches at most; a subscriber asking beyond it gets the first ones. */
 export const MAX_WATCHED_STREAMS = 1_000;
@@ -36,7 +36,7 @@ class LiveEventsHub {
     const missing = subscriber.queues.filter((queue) => !this.cursors.has(keyOf(queue)));
     const added = missing.slice(0, room);
     // The cursor is the stream's newest id now: nothing that happens after `ready` is missed.
-    const ids = await latestLiveEventIds(added);
+    const ids = await admin().events.latestIds(added);
     added.forEach((queue, index) => {
       if (!this.cursors.has(keyOf(queue))) {
         this.cursors.set(keyOf(queue), { queue, after: ids[index] ?? '0-0' });
@@ -90,7 +90,7 @@ class LiveEventsHub {
       }
       let batches: LiveEventBatch[];
       try {
-        batches = await readLiveEvents(connection, [...this.cursors.values()]);
+        batches = await admin().events.read(connection, [...this.cursors.values()]);
       } catch (error) {
         if (this.connection !== connection) return;
         console.error('OxMQ console: live events read failed:', (error as Error).message);

@@ -10,7 +10,7 @@
 import 'server-only';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { getEnv } from './env';
-import { collectPrometheusMetrics } from './oxmq';
+import { admin } from './oxmq';
 
 /** The text format Prometheus asks for (its Accept header prefers it). */
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -40,7 +40,7 @@ export function prometheusText(): Promise<string> {
 }
 
 async function collect(maxQueues: number): Promise<string> {
-  const scrape = await collectPrometheusMetrics(maxQueues);
+  const scrape = await admin().metrics.prometheus(maxQueues);
   if (scrape.failed.length > 0) {
     const names = scrape.failed.map(
       ({ queue, error }) => `${queue.prefix}:${queue.name} (${error})`,

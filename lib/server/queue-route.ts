@@ -2,7 +2,7 @@
 import 'server-only';
 import { z } from 'zod';
 import { ApiProblem } from './api-error';
-import { configuredPrefixes, hasQueue } from './oxmq';
+import { admin, configuredPrefixes } from './oxmq';
 
 export const queueParams = z.object({
   prefix: z.string().min(1).max(256),
@@ -26,7 +26,7 @@ export function requirePrefix(prefix: string): void {
 
 /** Throws 404 unless the prefix is configured and the queue's meta exists. */
 export async function requireQueue(prefix: string, name: string): Promise<void> {
-  if (!configuredPrefixes().includes(prefix) || !(await hasQueue(prefix, name))) {
+  if (!configuredPrefixes().includes(prefix) || !(await admin().queues.exists(prefix, name))) {
     throw new ApiProblem(404, 'NOT_FOUND', `No queue ${name} under prefix ${prefix}`);
   }
 }

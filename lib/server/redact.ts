@@ -2,7 +2,8 @@
  * The console's redaction rules: engine/admin/redaction.ts's defaults plus OXMQ_REDACT_KEYS
  * (additive: configuring names never turns a default off). The rules themselves live in the
  * engine's admin layer because its search and bulk filters match against the same redacted view
- * the routes answer (lib/server/oxmq.ts applies it to every read that carries job text).
+ * the routes answer (lib/server/oxmq.ts gives these rules to the admin object, which applies
+ * them to every read that carries job text: engine/admin/create-admin.ts).
  */
 import 'server-only';
 import { redactionRules as rulesWith, type RedactionRules } from 'oxmq/admin';

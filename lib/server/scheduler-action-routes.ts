@@ -7,7 +7,7 @@ import 'server-only';
 import { z } from 'zod';
 import type { GroupInfo, SchedulerActionResponse } from '../api-types';
 import { withRoute } from './api';
-import { groupControl, schedulerControl } from './oxmq';
+import { admin } from './oxmq';
 import { rateLimitSchema } from './queue-page-input';
 import { requireQueue } from './queue-route';
 import { groupParams, groupTarget, schedulerParams, schedulerTarget } from './scheduler-route';
@@ -27,16 +27,16 @@ export function schedulerActionRoute(verb: SchedulerVerb) {
       if (verb === 'run') {
         return {
           ok: true,
-          jobId: await schedulerControl.runNow(prefix, name, id),
+          jobId: await admin().schedulers.runNow(prefix, name, id),
         };
       }
       if (verb === 'resume') {
         return {
           ok: true,
-          next: await schedulerControl.resume(prefix, name, id),
+          next: await admin().schedulers.resume(prefix, name, id),
         };
       }
-      await schedulerControl[verb](prefix, name, id);
+      await admin().schedulers[verb](prefix, name, id);
       return { ok: true };
     },
   );
@@ -62,7 +62,12 @@ export const schedulerRepeatRoute = withRoute(
   },
   async ({ params, body }): Promise<SchedulerActionResponse> => {
     await requireQueue(params.prefix, params.name);
-    const next = await schedulerControl.edit(params.prefix, params.name, params.schedulerId, body);
+    const next = await admin().schedulers.edit(
+      params.prefix,
+      params.name,
+      params.schedulerId,
+      body,
+    );
     return { ok: true, next };
   },
 );
@@ -76,7 +81,7 @@ export function groupStateRoute(verb: 'pause' | 'resume') {
     },
     async ({ params }): Promise<GroupInfo> => {
       await requireQueue(params.prefix, params.name);
-      return groupControl.act(params.prefix, params.name, params.groupId, { kind: verb });
+      return admin().groups.act(params.prefix, params.name, params.groupId, { kind: verb });
     },
   );
 }
@@ -91,7 +96,7 @@ export const groupConcurrencyRoute = withRoute(
   },
   async ({ params, body }): Promise<GroupInfo> => {
     await requireQueue(params.prefix, params.name);
-    return groupControl.act(params.prefix, params.name, params.groupId, {
+    return admin().groups.act(params.prefix, params.name, params.groupId, {
       kind: 'concurrency',
       concurrency: body.concurrency,
     });
@@ -111,7 +116,7 @@ export const groupRateLimitRoute = withRoute(
   },
   async ({ params, body }): Promise<GroupInfo> => {
     await requireQueue(params.prefix, params.name);
-    return groupControl.act(params.prefix, params.name, params.groupId, {
+    return admin().groups.act(params.prefix, params.name, params.groupId, {
       kind: 'rate-limit',
       rateLimit: body.rateLimit,
     });

@@ -6,7 +6,7 @@
 import 'server-only';
 import type { JobFilter, ScanOrder } from 'oxmq/admin';
 import type { QueueCountState, SearchStreamLine, SearchStreamStop } from '@/lib/api-types';
-import { queuePage } from './oxmq';
+import { admin } from './oxmq';
 
 export const SEARCH_STREAM_LIMITS = {
   /** Matches one search sends at most; past them the page asks for a narrower search. */
@@ -32,7 +32,7 @@ export async function* searchStreamLines(
   limits = SEARCH_STREAM_LIMITS,
 ): AsyncGenerator<string, void> {
   const started = Date.now();
-  const walk = queuePage.scanRows(request.prefix, request.name, {
+  const walk = admin().jobs.scanRows(request.prefix, request.name, {
     state: request.state,
     order: request.order,
     filter: request.filter,

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { WorkerCommandResponse } from '../api-types';
 import { ApiProblem } from './api-error';
 import { withRoute } from './api';
-import { workerControl } from './oxmq';
+import { admin } from './oxmq';
 import { queueParams, requireQueue } from './queue-route';
 
 const workerParams = queueParams.extend({
@@ -29,7 +29,7 @@ export function workerCommandRoute(command: 'quiet' | 'resume') {
     },
     async ({ params }): Promise<WorkerCommandResponse> => {
       await requireQueue(params.prefix, params.name);
-      const sent = await workerControl[command](params.prefix, params.name, params.workerId);
+      const sent = await admin().workers[command](params.prefix, params.name, params.workerId);
       if (!sent) {
         throw new ApiProblem(
           404,

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { AuditListResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
-import { AUDIT_DEFAULTS, AUDIT_ID_PATTERN, auditPage } from '@/lib/server/oxmq';
+import { AUDIT_DEFAULTS, AUDIT_ID_PATTERN } from 'oxmq/admin';
+import { admin } from '@/lib/server/oxmq';
 
 export const dynamic = 'force-dynamic';
 
@@ -20,5 +21,5 @@ const auditQuery = z.object({
 export const GET = withRoute(
   { role: 'operator', query: auditQuery },
   async ({ query }): Promise<AuditListResponse> =>
-    auditPage({ before: query.before, count: query.pageSize, kind: query.kind }),
+    admin().audit.read({ before: query.before, count: query.pageSize, kind: query.kind }),
 );

@@ -8,7 +8,7 @@ import type { LiveEventsMessage } from '@/lib/api-types';
 import { ApiProblem, withRoute } from '@/lib/server/api';
 import { liveEventsHub } from '@/lib/server/live-events';
 import { liveQueuesQuery, MAX_QUEUES_PER_SUBSCRIBER } from '@/lib/server/live-queues-param';
-import { configuredPrefixes, discoverQueues, existingQueues } from '@/lib/server/oxmq';
+import { admin, configuredPrefixes } from '@/lib/server/oxmq';
 import { streamQuota } from '@/lib/server/live-stream-quota';
 
 export const dynamic = 'force-dynamic';
@@ -29,8 +29,8 @@ export const GET = withRoute(
     // watched streams) from everyone else.
     const queues =
       query.queues.length > 0
-        ? await existingQueues(query.queues)
-        : (await discoverQueues()).queues.slice(0, MAX_QUEUES_PER_SUBSCRIBER);
+        ? await admin().queues.existing(query.queues)
+        : (await admin().queues.discover()).queues.slice(0, MAX_QUEUES_PER_SUBSCRIBER);
     const release = streamQuota().acquire(user.username);
 
     const encoder = new TextEncoder();

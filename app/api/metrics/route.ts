@@ -2,7 +2,7 @@
 import type { MetricsListResponse } from '@/lib/api-types';
 import { pageQuery, withRoute } from '@/lib/server/api';
 import { minutesQuery } from '@/lib/server/metrics-query';
-import { discoverQueues, queueMetrics } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,11 +13,11 @@ export const GET = withRoute(
   { role: 'viewer', query: pageQuery(50, 20).extend(minutesQuery.shape) },
   async ({ query }): Promise<MetricsListResponse> => {
     const minutes = Math.min(query.minutes, MAX_LIST_MINUTES);
-    const { queues, complete } = await discoverQueues();
+    const { queues, complete } = await admin().queues.discover();
     const start = (query.page - 1) * query.pageSize;
     const page = queues.slice(start, start + query.pageSize);
     return {
-      queues: await Promise.all(page.map((queue) => queueMetrics(queue, minutes))),
+      queues: await Promise.all(page.map((queue) => admin().metrics.queue(queue, minutes))),
       minutes,
       total: queues.length,
       page: query.page,

@@ -4,17 +4,17 @@
  */
 import type { WorkersResponse } from '@/lib/api-types';
 import { pageQuery, withRoute } from '@/lib/server/api';
-import { discoverQueues, workerRoster } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 
 export const dynamic = 'force-dynamic';
 
 export const GET = withRoute(
   { role: 'viewer', query: pageQuery(200, 100) },
   async ({ query }): Promise<WorkersResponse> => {
-    const { queues, complete } = await discoverQueues();
+    const { queues, complete } = await admin().queues.discover();
     const start = (query.page - 1) * query.pageSize;
     return {
-      queues: await workerRoster(queues.slice(start, start + query.pageSize)),
+      queues: await admin().workers.roster(queues.slice(start, start + query.pageSize)),
       total: queues.length,
       page: query.page,
       pageSize: query.pageSize,

@@ -7,27 +7,12 @@ import type { Redis } from 'ioredis';
 import { UnexpectedReplyError, ValidationError } from '../../errors';
 import { dependencyJobJson, type DependencyJobJson } from '../../dependency-job-json';
 import type { QueueKeys } from '../../keys';
+import type { DependencyItem, DependencyListing } from '../queue-operations';
 import { checkInteger, checkJobId } from './operation-validation';
 import { flatToRecord, runScript } from './run-script';
 
 /** SSCAN / HSCAN COUNT hint per step of the page script. */
 const SCAN_STEP = 100;
-
-export interface DependencyItem {
-  /** The child's full job key, `<prefix>:<queue>:<id>`. */
-  id: string;
-  /** A processed child's return value, parsed. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bullmq types it any: a child's return value
-  v?: any;
-}
-
-export interface DependencyListing {
-  items: DependencyItem[];
-  /** The listed children that still exist, in bullmq's listing form. */
-  jobs: DependencyJobJson[];
-  /** How many children of that kind the parent has. */
-  total: number;
-}
 
 function parseValue(text: string): unknown {
   try {
@@ -84,3 +69,5 @@ function jobIdOfKey(jobKey: string): string {
   if (repeatAt >= 0 && repeatAt === parts.length - 3) return parts.slice(-3).join(':');
   return parts[parts.length - 1] ?? jobKey;
 }
+
+export type { DependencyItem, DependencyListing } from '../queue-operations';

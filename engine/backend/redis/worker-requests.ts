@@ -12,16 +12,10 @@ import {
   workerRecordKey,
   type WorkerCommand,
 } from '../../worker/heartbeat-keys';
+import type { CancelRequestOutcome } from '../queue-operations';
 import { runScript } from './run-script';
 
-/**
- * What a cancel request became:
- * - `requested`: a live OxMQ worker holds the job and aborts its signal on its next heartbeat;
- * - `not-active`: the job is not active (missing, waiting, finished ...): nothing to cancel;
- * - `held-by-bullmq`: the job is active but no live OxMQ worker holds it (a bullmq worker, which
- *   has no cancel channel through Redis; manual processing; a worker with heartbeats off).
- */
-export type CancelRequestOutcome = 'requested' | 'not-active' | 'held-by-bullmq';
+export type { CancelRequestOutcome } from '../queue-operations';
 
 const OUTCOMES: Record<number, CancelRequestOutcome> = {
   0: 'not-active',

@@ -3,7 +3,7 @@ import type { FlowChildrenResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
 import { requireServedKey } from '@/lib/server/flow-route';
 import { withTraceUrls } from '@/lib/server/links';
-import { flowPage } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 
 export const dynamic = 'force-dynamic';
 
@@ -25,7 +25,7 @@ export const GET = withRoute(
   async ({ query }): Promise<FlowChildrenResponse> => {
     requireServedKey(query.parentKey);
     // A forged cursor is the engine's ValidationError: 422, not 500.
-    const page = await flowPage.children({
+    const page = await admin().flows.children({
       parentKey: query.parentKey,
       cursor: query.cursor,
       level: query.level,

@@ -5,7 +5,7 @@
 import type { TotalThroughputResponse } from '@/lib/api-types';
 import { pageQuery, withRoute } from '@/lib/server/api';
 import { minutesQuery } from '@/lib/server/metrics-query';
-import { discoverQueues, totalThroughput } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 
 export const dynamic = 'force-dynamic';
 
@@ -15,9 +15,9 @@ const MAX_TOTAL_MINUTES = 180;
 export const GET = withRoute(
   { role: 'viewer', query: pageQuery(100, 50).extend(minutesQuery.shape) },
   async ({ query }): Promise<TotalThroughputResponse> => {
-    const { queues } = await discoverQueues();
+    const { queues } = await admin().queues.discover();
     const start = (query.page - 1) * query.pageSize;
-    return totalThroughput(
+    return admin().metrics.total(
       queues.slice(start, start + query.pageSize),
       Math.min(query.minutes, MAX_TOTAL_MINUTES),
     );

@@ -1,6 +1,6 @@
 import type { QueueOverviewResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
-import { queueOverview } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 import { queueParams, requireQueue } from '@/lib/server/queue-route';
 
 export const dynamic = 'force-dynamic';
@@ -9,6 +9,6 @@ export const GET = withRoute(
   { role: 'viewer', params: queueParams },
   async ({ params }): Promise<QueueOverviewResponse> => {
     await requireQueue(params.prefix, params.name);
-    return queueOverview(params.prefix, params.name);
+    return admin().queues.overview(params.prefix, params.name);
   },
 );

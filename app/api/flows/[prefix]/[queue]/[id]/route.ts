@@ -4,7 +4,7 @@ import { withRoute } from '@/lib/server/api';
 import { requireServedKey } from '@/lib/server/flow-route';
 import { withTraceUrls } from '@/lib/server/links';
 import { jobParams, requireQueue } from '@/lib/server/job-route';
-import { flowPage } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 import { ApiProblem } from '@/lib/server/api-error';
 
 export const dynamic = 'force-dynamic';
@@ -39,10 +39,10 @@ export const GET = withRoute(
   async ({ params, query }): Promise<FlowGraphResponse> => {
     await requireQueue(params.prefix, params.queue);
     const jobKey = `${params.prefix}:${params.queue}:${params.id}`;
-    const root = await flowPage.rootOf(jobKey);
+    const root = await admin().flows.rootOf(jobKey);
     if (!root) throw new ApiProblem(404, 'NOT_FOUND', `No job ${params.id} in this queue`);
     const top = requireServedKey(root.rootKey);
-    const graph = await flowPage.graph({
+    const graph = await admin().flows.graph({
       prefix: top.prefix,
       queueName: top.queueName,
       jobId: top.id,

@@ -8,7 +8,7 @@ import type { BulkOperationResponse } from '@/lib/api-types';
 import { BULK_ACTION_STATES } from 'oxmq/admin';
 import { withRoute } from '@/lib/server/api';
 import { bulkFilterSchema } from '@/lib/server/bulk-filter-input';
-import { queuePage } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 import {
   bulkActionSchema,
   jobStateSchema,
@@ -43,7 +43,7 @@ export const POST = withRoute(
     requireActionRole(user, body.action);
     if (body.action === 'remove') requireConfirmation(body.confirm ?? '', params.name);
     await requireQueue(params.prefix, params.name);
-    return queuePage.createBulkOp({
+    return admin().bulk.create({
       ...params,
       action: body.action,
       state: body.state,

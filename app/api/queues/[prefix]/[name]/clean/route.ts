@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { QueueCleanResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
-import { queuePage } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 import { requireConfirmation } from '@/lib/server/queue-page-input';
 import { queueParams, queueTarget, requireQueue } from '@/lib/server/queue-route';
 
@@ -31,7 +31,7 @@ export const POST = withRoute(
   async ({ params, body }): Promise<QueueCleanResponse> => {
     requireConfirmation(body.confirm, params.name);
     await requireQueue(params.prefix, params.name);
-    const ids = await queuePage.clean(params.prefix, params.name, {
+    const ids = await admin().queues.clean(params.prefix, params.name, {
       state: body.state,
       graceMs: body.graceMs,
       limit: body.limit,

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { QueueOkResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
-import { queuePage } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 import { requireConfirmation } from '@/lib/server/queue-page-input';
 import { queueParams, queueTarget, requireQueue } from '@/lib/server/queue-route';
 
@@ -22,7 +22,7 @@ export const POST = withRoute(
   async ({ params, body }): Promise<QueueOkResponse> => {
     requireConfirmation(body.confirm, params.name);
     await requireQueue(params.prefix, params.name);
-    await queuePage.drain(params.prefix, params.name, body.delayed);
+    await admin().queues.drain(params.prefix, params.name, body.delayed);
     return { ok: true };
   },
 );

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { ErrorGroupsResponse } from '@/lib/api-types';
 import { ERROR_GROUP_LIMITS } from 'oxmq/admin';
 import { withRoute } from '@/lib/server/api';
-import { queuePage } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 import { queueParams, requireQueue } from '@/lib/server/queue-route';
 
 export const dynamic = 'force-dynamic';
@@ -32,7 +32,7 @@ export const GET = withRoute(
   { role: 'viewer', params: queueParams, query, budget: 'search' },
   async ({ params, query }): Promise<ErrorGroupsResponse> => {
     await requireQueue(params.prefix, params.name);
-    return queuePage.errorGroups(params.prefix, params.name, {
+    return admin().errorGroups.scan(params.prefix, params.name, {
       cursor: query.cursor,
       budget: query.budget,
     });

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { GroupPage } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
-import { groupControl } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 import { queueParams, requireQueue } from '@/lib/server/queue-route';
 
 export const dynamic = 'force-dynamic';
@@ -21,6 +21,6 @@ export const GET = withRoute(
   { role: 'viewer', params: queueParams, query },
   async ({ params, query }): Promise<GroupPage> => {
     await requireQueue(params.prefix, params.name);
-    return groupControl.list(params.prefix, params.name, query);
+    return admin().groups.list(params.prefix, params.name, query);
   },
 );

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { JobActionResponse, JobListResponse } from '@/lib/api-types';
 import { pageQuery, withRoute } from '@/lib/server/api';
-import { jobPage, queuePage } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 import { jobStateSchema } from '@/lib/server/queue-page-input';
 import { queueParams, queueTarget, requirePrefix, requireQueue } from '@/lib/server/queue-route';
 
@@ -13,7 +13,7 @@ export const GET = withRoute(
   { role: 'viewer', params: queueParams, query },
   async ({ params, query }): Promise<JobListResponse> => {
     await requireQueue(params.prefix, params.name);
-    return queuePage.listJobs(params.prefix, params.name, query);
+    return admin().jobs.list(params.prefix, params.name, query);
   },
 );
 
@@ -62,7 +62,7 @@ export const POST = withRoute(
   },
   async ({ params, body }): Promise<JobActionResponse> => {
     requirePrefix(params.prefix);
-    const id = await jobPage.add(params.prefix, params.name, body);
+    const id = await admin().jobs.add(params.prefix, params.name, body);
     return { ok: true, id };
   },
 );

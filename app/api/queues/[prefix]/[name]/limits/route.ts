@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { QueueLimits } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
 import { rateLimitSchema } from '@/lib/server/queue-page-input';
-import { queuePage } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 import { queueParams, queueTarget, requireQueue } from '@/lib/server/queue-route';
 
 export const dynamic = 'force-dynamic';
@@ -12,7 +12,7 @@ export const GET = withRoute(
   { role: 'viewer', params: queueParams },
   async ({ params }): Promise<QueueLimits> => {
     await requireQueue(params.prefix, params.name);
-    return queuePage.getLimits(params.prefix, params.name);
+    return admin().queues.limits(params.prefix, params.name);
   },
 );
 
@@ -35,6 +35,6 @@ export const POST = withRoute(
   },
   async ({ params, body }): Promise<QueueLimits> => {
     await requireQueue(params.prefix, params.name);
-    return queuePage.setLimits(params.prefix, params.name, body);
+    return admin().queues.setLimits(params.prefix, params.name, body);
   },
 );

@@ -2,7 +2,7 @@
 import type { QueueMetricsResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
 import { minutesQuery } from '@/lib/server/metrics-query';
-import { queueMetrics } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 import { queueParams, requireQueue } from '@/lib/server/queue-route';
 
 export const dynamic = 'force-dynamic';
@@ -11,6 +11,6 @@ export const GET = withRoute(
   { role: 'viewer', params: queueParams, query: minutesQuery },
   async ({ params, query }): Promise<QueueMetricsResponse> => {
     await requireQueue(params.prefix, params.name);
-    return { ...(await queueMetrics(params, query.minutes)), minutes: query.minutes };
+    return { ...(await admin().metrics.queue(params, query.minutes)), minutes: query.minutes };
   },
 );

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { QueueOkResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
-import { queuePage } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 import { requireConfirmation } from '@/lib/server/queue-page-input';
 import { queueParams, queueTarget, requireQueue } from '@/lib/server/queue-route';
 
@@ -20,7 +20,7 @@ export const POST = withRoute(
   async ({ params, body }): Promise<QueueOkResponse> => {
     requireConfirmation(body.confirm, params.name);
     await requireQueue(params.prefix, params.name);
-    await queuePage.obliterate(params.prefix, params.name, body.force);
+    await admin().queues.obliterate(params.prefix, params.name, body.force);
     return { ok: true };
   },
 );

@@ -1,6 +1,6 @@
 import type { QueueActionResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
-import { resume } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 import { queueParams, queueTarget, requireQueue } from '@/lib/server/queue-route';
 
 export const dynamic = 'force-dynamic';
@@ -13,7 +13,7 @@ export const POST = withRoute(
   },
   async ({ params }): Promise<QueueActionResponse> => {
     await requireQueue(params.prefix, params.name);
-    await resume(params.prefix, params.name);
+    await admin().queues.resume(params.prefix, params.name);
     return { prefix: params.prefix, name: params.name, paused: false };
   },
 );

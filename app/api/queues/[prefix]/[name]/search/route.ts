@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { SCAN_ORDERS } from 'oxmq/admin';
 import type { JobSearchResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
-import { queuePage } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 import { jobIdSchema } from '@/lib/server/job-route';
 import { jobStateSchema } from '@/lib/server/queue-page-input';
 import { queueParams, requireQueue } from '@/lib/server/queue-route';
@@ -36,7 +36,7 @@ export const GET = withRoute(
   async ({ params, query }): Promise<JobSearchResponse> => {
     await requireQueue(params.prefix, params.name);
     if (query.mode === 'id') {
-      const job = await queuePage.findJob(params.prefix, params.name, query.q.trim());
+      const job = await admin().jobs.find(params.prefix, params.name, query.q.trim());
       return {
         mode: 'id',
         state: query.state,
@@ -52,7 +52,7 @@ export const GET = withRoute(
         stoppedBy: null,
       };
     }
-    const result = await queuePage.searchJobs(params.prefix, params.name, {
+    const result = await admin().jobs.search(params.prefix, params.name, {
       state: query.state,
       mode: query.mode,
       query: query.q,

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { SelectionResult } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
-import { queuePage } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 import { bulkActionSchema, requireActionRole } from '@/lib/server/queue-page-input';
 import { jobIdSchema } from '@/lib/server/job-route';
 import { queueParams, queueTarget, requireQueue } from '@/lib/server/queue-route';
@@ -26,6 +26,6 @@ export const POST = withRoute(
   async ({ params, body, user }): Promise<SelectionResult> => {
     requireActionRole(user, body.action);
     await requireQueue(params.prefix, params.name);
-    return queuePage.actOnSelection(params.prefix, params.name, body.action, body.ids);
+    return admin().bulk.onSelection(params.prefix, params.name, body.action, body.ids);
   },
 );

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { QueueHeartbeatsResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
-import { workerControl } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 import { queueParams, requireQueue } from '@/lib/server/queue-route';
 
 export const dynamic = 'force-dynamic';
@@ -15,6 +15,6 @@ export const GET = withRoute(
   },
   async ({ params, query }): Promise<QueueHeartbeatsResponse> => {
     await requireQueue(params.prefix, params.name);
-    return workerControl.list(params.prefix, params.name, query.limit);
+    return admin().workers.heartbeats(params.prefix, params.name, query.limit);
   },
 );

@@ -2,7 +2,7 @@ import type { JobDetailResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
 import { jobNotFound, jobParams, requireQueue } from '@/lib/server/job-route';
 import { toJobView } from '@/lib/server/job-view';
-import { jobPage } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 
 export const dynamic = 'force-dynamic';
 
@@ -11,8 +11,8 @@ export const GET = withRoute(
   async ({ params }): Promise<JobDetailResponse> => {
     await requireQueue(params.prefix, params.name);
     const [job, children] = await Promise.all([
-      jobPage.detail(params.prefix, params.name, params.id),
-      jobPage.children(params.prefix, params.name, params.id),
+      admin().jobs.detail(params.prefix, params.name, params.id),
+      admin().jobs.children(params.prefix, params.name, params.id),
     ]);
     if (!job || !children) throw jobNotFound(params.id);
     return toJobView(params.prefix, params.name, job, children);

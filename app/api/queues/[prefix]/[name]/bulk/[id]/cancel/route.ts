@@ -2,7 +2,7 @@
 import type { BulkOperationResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
 import { requireBulkOp } from '@/lib/server/bulk-route';
-import { queuePage } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 import { bulkParams } from '@/lib/server/queue-page-input';
 import { queueTarget } from '@/lib/server/queue-route';
 
@@ -16,6 +16,6 @@ export const POST = withRoute(
   },
   async ({ params }): Promise<BulkOperationResponse> => {
     const op = await requireBulkOp(params);
-    return (await queuePage.cancelBulkOp(op.id)) ?? op;
+    return (await admin().bulk.cancel(op.id)) ?? op;
   },
 );

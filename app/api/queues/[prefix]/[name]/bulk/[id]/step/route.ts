@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { BulkOperationResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
 import { requireBulkOp } from '@/lib/server/bulk-route';
-import { queuePage } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 import { bulkParams, requireActionRole } from '@/lib/server/queue-page-input';
 import { queueTarget } from '@/lib/server/queue-route';
 
@@ -21,6 +21,6 @@ export const POST = withRoute(
   async ({ params, body, user }): Promise<BulkOperationResponse> => {
     const op = await requireBulkOp(params);
     requireActionRole(user, op.action);
-    return (await queuePage.runBulkChunk(op.id, body.chunk)) ?? op;
+    return (await admin().bulk.runChunk(op.id, body.chunk)) ?? op;
   },
 );

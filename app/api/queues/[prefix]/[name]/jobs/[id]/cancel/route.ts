@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { JobCancelResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
 import { jobParams, jobTarget, requireQueue } from '@/lib/server/job-route';
-import { workerControl } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 
 export const dynamic = 'force-dynamic';
 
@@ -21,7 +21,7 @@ export const POST = withRoute(
   },
   async ({ params, body }): Promise<JobCancelResponse> => {
     await requireQueue(params.prefix, params.name);
-    const outcome = await workerControl.cancelJob(
+    const outcome = await admin().workers.cancelJob(
       params.prefix,
       params.name,
       params.id,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { jobActionRoute } from '@/lib/server/job-action-route';
 import { jobNotFound } from '@/lib/server/job-route';
-import { jobPage } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 import { restoreRedacted } from 'oxmq/admin';
 import { redactionRules } from '@/lib/server/redact';
 
@@ -13,7 +13,7 @@ export const POST = jobActionRoute({
   role: 'admin',
   body: z.object({ data: z.json() }).strict(),
   toAction: async (body, params) => {
-    const stored = await jobPage.storedData(params.prefix, params.name, params.id);
+    const stored = await admin().jobs.storedData(params.prefix, params.name, params.id);
     if (!stored) throw jobNotFound(params.id);
     return { kind: 'data', data: restoreRedacted(body.data, stored.data, redactionRules()) };
   },

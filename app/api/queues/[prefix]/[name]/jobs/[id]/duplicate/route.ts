@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { JobActionResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
 import { jobNotFound, jobParams, jobTarget, requireQueue } from '@/lib/server/job-route';
-import { jobPage } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 
 export const dynamic = 'force-dynamic';
 
@@ -16,7 +16,7 @@ export const POST = withRoute(
   },
   async ({ params }): Promise<JobActionResponse> => {
     await requireQueue(params.prefix, params.name);
-    const id = await jobPage.duplicate(params.prefix, params.name, params.id);
+    const id = await admin().jobs.duplicate(params.prefix, params.name, params.id);
     if (id === undefined) throw jobNotFound(params.id);
     return { ok: true, id };
   },

@@ -1,7 +1,7 @@
 import type { JobLogsResponse } from '@/lib/api-types';
 import { pageQuery, withRoute } from '@/lib/server/api';
 import { jobParams, requireQueue } from '@/lib/server/job-route';
-import { jobPage } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 
 export const dynamic = 'force-dynamic';
 
@@ -10,7 +10,7 @@ export const GET = withRoute(
   { role: 'viewer', params: jobParams, query: pageQuery(200, 50) },
   async ({ params, query }): Promise<JobLogsResponse> => {
     await requireQueue(params.prefix, params.name);
-    const logs = await jobPage.logs(
+    const logs = await admin().jobs.logs(
       params.prefix,
       params.name,
       params.id,

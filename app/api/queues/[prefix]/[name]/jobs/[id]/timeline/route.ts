@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { JobTimelineResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
 import { jobNotFound, jobParams, requireQueue } from '@/lib/server/job-route';
-import { jobPage } from '@/lib/server/oxmq';
+import { admin } from '@/lib/server/oxmq';
 
 export const dynamic = 'force-dynamic';
 
@@ -17,10 +17,10 @@ export const GET = withRoute(
   { role: 'viewer', params: jobParams, query: timelineQuery, budget: 'timeline' },
   async ({ params, query }): Promise<JobTimelineResponse> => {
     await requireQueue(params.prefix, params.name);
-    const job = await jobPage.detail(params.prefix, params.name, params.id);
+    const job = await admin().jobs.detail(params.prefix, params.name, params.id);
     if (!job) throw jobNotFound(params.id);
-    // Failure reasons on the timeline come back redacted, like the job's own (oxmq.ts).
-    return jobPage.timeline({
+    // Failure reasons on the timeline come back redacted, like the job's own (engine/admin/create-admin.ts).
+    return admin().jobs.timeline({
       prefix: params.prefix,
       queueName: params.name,
       jobId: params.id,

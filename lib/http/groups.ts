@@ -1,0 +1,24 @@
+/** GET …/groups and the answers of a group's actions (pause, resume, concurrency, rate limit). */
+import { z } from 'zod';
+import { rateLimitSchema } from './job-states';
+
+export const groupInfoSchema = z.strictObject({
+  id: z.string(),
+  waiting: z.number(),
+  active: z.number(),
+  paused: z.boolean(),
+  concurrency: z.number().nullable(),
+  rateLimit: rateLimitSchema.nullable(),
+  rateLimitTtl: z.number(),
+});
+export type GroupInfo = z.infer<typeof groupInfoSchema>;
+
+export const groupPageSchema = z.strictObject({
+  groups: z.array(groupInfoSchema),
+  cursor: z.string(),
+  defaults: z.strictObject({
+    concurrency: z.number().nullable(),
+    rateLimit: rateLimitSchema.nullable(),
+  }),
+});
+export type GroupPage = z.infer<typeof groupPageSchema>;

@@ -1,0 +1,45 @@
+/** The queue page's operations: diagnosis, limits, clean, drain and obliterate answers. */
+import { z } from 'zod';
+import { rateLimitSchema } from './job-states';
+
+export const diagnosisReasonSchema = z.strictObject({
+  code: z.enum([
+    'paused',
+    'no-workers',
+    'rate-limited',
+    'concurrency-full',
+    'only-delayed',
+    'only-waiting-children',
+    'empty',
+    'moving',
+  ]),
+  message: z.string(),
+  ttlMs: z.number().optional(),
+  nextDueAt: z.number().optional(),
+  limit: z.number().optional(),
+  active: z.number().optional(),
+});
+export type DiagnosisReason = z.infer<typeof diagnosisReasonSchema>;
+export type DiagnosisCode = DiagnosisReason['code'];
+
+/** GET …/diagnose: why jobs do or do not move. */
+export const queueDiagnosisSchema = z.strictObject({
+  healthy: z.boolean(),
+  reasons: z.array(diagnosisReasonSchema),
+  checkedAt: z.number(),
+});
+export type QueueDiagnosis = z.infer<typeof queueDiagnosisSchema>;
+
+/** GET and POST …/limits. */
+export const queueLimitsSchema = z.strictObject({
+  rateLimit: rateLimitSchema.nullable(),
+  globalConcurrency: z.number().nullable(),
+  rateLimitTtlMs: z.number(),
+});
+export type QueueLimits = z.infer<typeof queueLimitsSchema>;
+
+export const queueCleanResponseSchema = z.strictObject({ removed: z.number() });
+export type QueueCleanResponse = z.infer<typeof queueCleanResponseSchema>;
+
+export const queueOkResponseSchema = z.strictObject({ ok: z.literal(true) });
+export type QueueOkResponse = z.infer<typeof queueOkResponseSchema>;
