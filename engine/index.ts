@@ -3,9 +3,9 @@
  */
 export { Queue } from './queue';
 export type { BulkJob, WorkerInfo } from './queue';
-export type { CancelRequestOutcome } from './backend/redis/worker-requests';
+export type { CancelRequestOutcome } from './backend/queue-operations';
 export type { QueueMeta } from './queue-meta';
-export type { DependencyItem, DependencyListing } from './backend/redis/dependency-page';
+export type { DependencyItem, DependencyListing } from './backend/queue-operations';
 export { Worker, workerConnectionName } from './worker';
 export type { Processor, GracefulCloseReport } from './worker';
 export type { GetNextJobOptions, WorkerListener } from './worker/worker-listener';

@@ -4,7 +4,9 @@ import { redisStorage } from './backend/storage';
 import { checkStorageOption } from './worker-validation';
 import { DEFAULT_COUNT_STATES } from './backend/queue-operations';
 import type {
+  CancelRequestOutcome,
   CleanState,
+  DependencyListing,
   GroupDefaults,
   GroupInfo,
   GroupOperations,
@@ -13,7 +15,6 @@ import type {
   QueueOperations,
 } from './backend/queue-operations';
 import type { Metrics, QueueBackend } from './backend/queue-backend';
-import type { DependencyListing } from './backend/redis/dependency-page';
 import { exportQueuePrometheusMetrics } from './admin/prometheus/queue-export';
 import { connect, drop, release, untilDisconnected, type ManagedConnection } from './connection';
 import { DEFAULTS } from './defaults';
@@ -36,7 +37,6 @@ import { QueueKeys } from './keys';
 import { parseQueueMeta, type QueueMeta } from './queue-meta';
 import type { QueueOptions } from './queue-options';
 import { OXMQ_LIB_NAME, OXMQ_VERSION } from './version';
-import type { CancelRequestOutcome } from './backend/redis/worker-requests';
 
 export interface BulkJob<DataType, NameType extends string> {
   name: NameType;

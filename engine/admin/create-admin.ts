@@ -11,6 +11,13 @@
  * `jobs.storedData`, named for it.
  */
 import type { Redis } from 'ioredis';
+/* eslint-disable @typescript-eslint/no-unused-vars -- not used in code: imported so that the
+   declarations TypeScript writes for createAdmin's inferred type name these types by their own
+   modules. Without an import in scope it names them through the engine's directory ('..'),
+   which the package build's declaration bundler resolves to the built package and fails. */
+import type { CancelRequestOutcome, CleanState, GroupInfo } from '../backend/queue-operations';
+import type { Job } from '../job';
+/* eslint-enable @typescript-eslint/no-unused-vars */
 import { ValidationError } from '../errors';
 import { appendAudit, AUDIT_STREAMS, readAudit, type AuditKind, type AuditRecord } from './audit';
 import { actOnSelection } from './selection';

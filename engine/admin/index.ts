@@ -171,7 +171,7 @@ export {
 export type { WorkerHeartbeatList, WorkerHeartbeatRecord } from './worker-heartbeats';
 export { listWorkerRoster, mergeWorkers, WORKER_ROSTER_LIMITS } from './worker-roster';
 export type { QueueWorkerRoster, WorkerRosterKind, WorkerRosterRow } from './worker-roster';
-export type { CancelRequestOutcome } from '../backend/redis/worker-requests';
+export type { CancelRequestOutcome } from '../backend/queue-operations';
 export { clampMinutes, getQueueMetrics, METRICS_LIMITS, toTimeline } from './metrics';
 export type { MetricsPoint, MetricsTimeline, QueueMetrics } from './metrics';
 export { getTotalThroughput, sumTimelines } from './metrics-total';

@@ -4,11 +4,8 @@
  * listWorkers (workers.ts) sees every connected worker of either library, this sees OxMQ's.
  */
 import type { Redis } from 'ioredis';
-import {
-  commandWorker,
-  requestJobCancel,
-  type CancelRequestOutcome,
-} from '../backend/redis/worker-requests';
+import type { CancelRequestOutcome } from '../backend/queue-operations';
+import { commandWorker, requestJobCancel } from '../backend/redis/worker-requests';
 import { QueueKeys } from '../keys';
 import { workerRecordKey, workersIndexKey } from '../worker/heartbeat-keys';
 

@@ -69,5 +69,3 @@ function jobIdOfKey(jobKey: string): string {
   if (repeatAt >= 0 && repeatAt === parts.length - 3) return parts.slice(-3).join(':');
   return parts[parts.length - 1] ?? jobKey;
 }
-
-export type { DependencyItem, DependencyListing } from '../queue-operations';

@@ -2,8 +2,10 @@ import type { Redis } from 'ioredis';
 import type { QueueKeys } from '../../keys';
 import type { RawJobHash } from '../queue-backend';
 import type {
+  CancelRequestOutcome,
   CleanState,
   DependencyKind,
+  DependencyListing,
   DependencyPageRequest,
   JobState,
   JobStateReply,
@@ -12,7 +14,7 @@ import type {
   RawDependencyPages,
 } from '../queue-operations';
 import * as dependencies from './dependencies';
-import { getDependencyListing, type DependencyListing } from './dependency-page';
+import { getDependencyListing } from './dependency-page';
 import * as moves from './job-moves';
 import * as cleanup from './queue-cleanup';
 import * as controls from './queue-controls';
@@ -21,7 +23,7 @@ import * as ranges from './queue-ranges';
 import * as reads from './queue-reads';
 import { removeOrphanedJobs } from './remove-orphaned-jobs';
 import { removeUnprocessedChildren } from './remove-unprocessed-children';
-import { requestJobCancel, type CancelRequestOutcome } from './worker-requests';
+import { requestJobCancel } from './worker-requests';
 
 /**
  * QueueOperations on Redis. The work is split by concern: reads (queue-reads), destructive

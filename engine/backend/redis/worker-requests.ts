@@ -15,8 +15,6 @@ import {
 import type { CancelRequestOutcome } from '../queue-operations';
 import { runScript } from './run-script';
 
-export type { CancelRequestOutcome } from '../queue-operations';
-
 const OUTCOMES: Record<number, CancelRequestOutcome> = {
   0: 'not-active',
   1: 'requested',
