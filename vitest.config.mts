@@ -1,5 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
-import { engineAliases } from './test/setup/engine-aliases';
+import { engineAliases } from './test/setup/engine-aliases.mts';
 
 export default defineConfig({
   resolve: { alias: engineAliases },

@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { engineAliases } from './test/setup/engine-aliases';
+import { engineAliases } from './test/setup/engine-aliases.mts';
 
 // The console suite: HTTP API tests and the browser e2e against one built app (`next build`
 // once, in the global setup) on a private Redis. Run after the engine suite by `npm test`.

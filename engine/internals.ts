@@ -17,7 +17,7 @@ export { Job, type FinishedEventsSource } from './job';
 export { JobScheduler, type RepeatOptions } from './job-scheduler';
 export { acceptedJobOptions } from './job-option-names';
 export { QueueEvents, type QueueEventsOptions } from './queue-events';
-export { QueueKeys } from './keys';
+export { GROUP_KEY_PARTS, QueueKeys } from './keys';
 export { readFlow, type ReadFlowOptions } from './flow-reader';
 export { OXMQ_VERSION } from './version';
 export { ALL_SCRIPTS, commandName, registerScripts } from './scripts/loader';

@@ -1,5 +1,6 @@
 import { ValidationError } from './errors';
 import { DEFAULTS } from './defaults';
+import { GROUP_KEY_PREFIX, GROUP_QUEUE_KEY_NAMES } from './keys';
 import { TraceContext } from './telemetry/trace-context';
 import { rejectUnknownJobOptions, rejectUnknownKeys } from './job-option-names';
 
@@ -207,7 +208,10 @@ export function validateJobId(jobId: unknown): void {
     throw new ValidationError(`Custom jobId cannot contain ":" (got "${jobId}")`);
   }
   // A job's hash is `Q<jobId>`: these would be the keys of tenant groups (docs/redis-keys.md).
-  if (jobId === 'groups' || jobId === 'group-delayed' || jobId.startsWith('group:')) {
+  if (
+    (GROUP_QUEUE_KEY_NAMES as readonly string[]).includes(jobId) ||
+    jobId.startsWith(GROUP_KEY_PREFIX)
+  ) {
     throw new ValidationError(`jobId "${jobId}" is reserved for tenant group keys`);
   }
 }

@@ -24,6 +24,21 @@ export const QUEUE_KEY_NAMES = [
 export type QueueKeyName = (typeof QUEUE_KEY_NAMES)[number];
 
 /**
+ * OxMQ's tenant-group keys under the queue base (docs/redis-keys.md, "Groups"): the queue-level
+ * ones, and the per-group ones `group:<gid>:<part>`. lua/includes/groups.lua builds the same
+ * names inside its scripts (test/engine/group-keys.test.ts holds the two together).
+ */
+export const GROUP_QUEUE_KEY_NAMES = [
+  'groups',
+  'groups:known',
+  'groups:turn',
+  'group-delayed',
+] as const;
+export const GROUP_KEY_PREFIX = 'group:';
+export const GROUP_KEY_PARTS = ['wait', 'active', 'meta', 'limiter', 'limiter:log'] as const;
+export type GroupKeyPart = (typeof GROUP_KEY_PARTS)[number];
+
+/**
  * Names every Redis key of one queue. `base` is `<prefix>:<queueName>:` (with the trailing colon,
  * the "Q" of docs/redis-keys.md); a job's hash is `base + jobId`.
  */
@@ -100,6 +115,22 @@ export class QueueKeys {
   /** OxMQ's delayed grouped jobs (docs/redis-keys.md, "Groups"); bullmq never reads it. */
   get groupDelayed() {
     return this.base + 'group-delayed';
+  }
+  /** The ring of group ids with ready jobs. */
+  get groupsRing() {
+    return this.base + 'groups';
+  }
+  /** Every group id ever used (lexicographic paging). */
+  get groupsKnown() {
+    return this.base + 'groups:known';
+  }
+  /** The counter that alternates grouped and ungrouped fetches. */
+  get groupsTurn() {
+    return this.base + 'groups:turn';
+  }
+  /** One key of one tenant group: `Q group:<gid>:<part>`. */
+  group(groupId: string, part: GroupKeyPart): string {
+    return `${this.base}${GROUP_KEY_PREFIX}${groupId}:${part}`;
   }
   // bullmq's KeysMap spells these as the key suffixes themselves; the same keys under its names.
   get ''() {

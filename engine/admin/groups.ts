@@ -62,7 +62,7 @@ export async function actOnGroup(
 ): Promise<GroupInfo> {
   validateGroupId(groupId);
   const queue = queueHandle(client, prefix, name);
-  if ((await client.zscore(`${queue.keys.base}groups:known`, groupId)) === null) {
+  if ((await client.zscore(queue.keys.groupsKnown, groupId)) === null) {
     throw new GroupNotFoundError(`No group ${groupId} in this queue`);
   }
   switch (action.kind) {

@@ -18,10 +18,6 @@ export const MAX_GROUPS_PER_CALL = 1_000;
 
 type RateLimit = { max: number; duration: number };
 
-export function groupKey(keys: QueueKeys, groupId: string, suffix: string): string {
-  return `${keys.base}group:${groupId}:${suffix}`;
-}
-
 function checkRateLimit(limit: RateLimit): void {
   if (limit === null || typeof limit !== 'object') {
     throw new ValidationError('rate limit must be { max, duration }');
@@ -44,7 +40,7 @@ export class RedisGroupOperations implements GroupOperations {
     groupId: string,
     change: { set?: (string | number)[]; del?: string[] },
   ): Promise<void> {
-    const hash = groupId === '' ? this.keys.meta : groupKey(this.keys, groupId, 'meta');
+    const hash = groupId === '' ? this.keys.meta : this.keys.group(groupId, 'meta');
     await runScript(this.client, 'updateGroup', scriptKeys('updateGroup', this.keys, { hash }), [
       this.keys.base,
       groupId,
@@ -152,7 +148,7 @@ export class RedisGroupOperations implements GroupOperations {
     if (cursor !== '') validateGroupId(cursor);
     checkInteger('count', count, 1, MAX_GROUPS_PER_CALL);
     const ids = await this.client.zrangebylex(
-      `${this.keys.base}groups:known`,
+      this.keys.groupsKnown,
       cursor === '' ? '-' : `(${cursor}`,
       '+',
       'LIMIT',
@@ -172,7 +168,7 @@ export class RedisGroupOperations implements GroupOperations {
     if (end !== -1 && end < start) return [];
     // The line is popped from its tail: the next job to run is the last element.
     const ids = (
-      await this.client.lrange(groupKey(this.keys, groupId, 'wait'), -(end + 1), -(start + 1))
+      await this.client.lrange(this.keys.group(groupId, 'wait'), -(end + 1), -(start + 1))
     ).reverse();
     if (ids.length === 0) return [];
     const pipeline = this.client.pipeline();

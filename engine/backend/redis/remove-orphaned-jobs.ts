@@ -5,7 +5,12 @@
  * so the work per call stays bounded.
  */
 import type { Redis } from 'ioredis';
-import { QUEUE_KEY_NAMES, type QueueKeys } from '../../keys';
+import {
+  GROUP_KEY_PREFIX,
+  GROUP_QUEUE_KEY_NAMES,
+  QUEUE_KEY_NAMES,
+  type QueueKeys,
+} from '../../keys';
 import { scriptKeys } from '../../scripts/script-keys';
 import { checkInteger } from './operation-validation';
 import { runScript } from './run-script';
@@ -19,12 +24,9 @@ const QUEUE_LEVEL = new Set<string>([
   'priority',
   'delay',
   'limiter:log',
-  'groups',
-  'groups:known',
-  'groups:turn',
-  'group-delayed',
+  ...GROUP_QUEUE_KEY_NAMES,
 ]);
-const QUEUE_LEVEL_PREFIXES = ['de:', 'dn:', 'metrics:', 'group:'];
+const QUEUE_LEVEL_PREFIXES = ['de:', 'dn:', 'metrics:', GROUP_KEY_PREFIX];
 
 /** The job id a key of the queue belongs to, or undefined for a queue-level key. */
 export function jobIdOfQueueKey(rest: string): string | undefined {
