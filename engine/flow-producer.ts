@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { RedisQueueBackend } from './backend/redis/redis-queue-backend';
-import { RedisQueueOperations } from './backend/redis/queue-operations';
+import { redisStorage } from './backend/storage';
 import { jobTable } from './backend/redis/add-job';
 import { runScript } from './backend/redis/run-script';
 import { connect, drop, release, type ManagedConnection } from './connection';
@@ -21,6 +20,7 @@ import { clusterFlowPrefix, QueueKeys } from './keys';
 import { prepareJob, withTraceCarrier, type PreparedJob } from './prepare-job';
 import { scriptKeys } from './scripts/script-keys';
 import type { QueueBaseOptions } from './queue-options';
+import { checkStorageOption } from './worker-validation';
 import type { JobSpan, JobTracer, TraceCarrier } from './telemetry/job-tracer';
 import { producerAttributes, producerParent, withProducerSpan } from './telemetry/producer-spans';
 import { ATTR, spanName } from './telemetry/semconv';
@@ -91,6 +91,7 @@ export class FlowProducer extends EventEmitter {
     super();
     if (!opts || opts.connection === undefined)
       throw new ValidationError('FlowProducer needs a connection option');
+    checkStorageOption(opts.storage);
     this.prefix = opts.prefix ?? DEFAULTS.prefix;
     new QueueKeys(this.prefix, 'probe'); // validates the prefix
     this.tracer = tracerFor(opts.telemetry);
@@ -115,12 +116,17 @@ export class FlowProducer extends EventEmitter {
   scopeFor(keys: QueueKeys): JobScope {
     let scope = this.scopes.get(keys.queueKey);
     if (!scope) {
-      const client = this.connection.client;
+      // The jobs it returns reach storage as a Queue's would (the flow's own add is one
+      // Redis script over every queue of the flow).
+      const storage = (this.opts.storage ?? redisStorage)({
+        keys,
+        client: this.connection.client,
+      });
       scope = {
         name: keys.queueName,
         prefix: keys.prefix,
-        backend: new RedisQueueBackend(client, keys),
-        ops: new RedisQueueOperations(client, keys),
+        backend: storage.backend,
+        ops: storage.ops,
       };
       this.scopes.set(keys.queueKey, scope);
     }

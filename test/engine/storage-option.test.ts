@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  FlowProducer,
   Queue,
   redisStorage,
   ValidationError,
@@ -59,6 +60,26 @@ describe('the storage option', () => {
     expect(contexts.every((context) => context.keys.queueKey === `bull:${name}`)).toBe(true);
   });
 
+  it('gives the jobs a FlowProducer returns the storage the factory builds', async () => {
+    const name = uniqueQueueName('storage-flow');
+    const calls: string[] = [];
+    const contexts: StorageContext[] = [];
+    const flows = track(
+      new FlowProducer({
+        connection: redisOptions(),
+        storage: recordingStorage(calls, contexts),
+      }),
+    );
+    const tree = await flows.add({
+      name: 'parent',
+      queueName: name,
+      children: [{ name: 'child', queueName: name }],
+    });
+    await tree.children![0]!.job.updateProgress(10);
+    expect(calls).toContain('updateProgress');
+    expect(contexts.every((context) => context.keys.queueKey === `bull:${name}`)).toBe(true);
+  });
+
   it('refuses a storage that is not a factory', () => {
     const name = uniqueQueueName('storage-bad');
     expect(
@@ -67,5 +88,8 @@ describe('the storage option', () => {
     expect(
       () => new Worker(name, async () => 1, { connection: redisOptions(), storage: 42 as never }),
     ).toThrow(/storage must be a function/);
+    expect(() => new FlowProducer({ connection: redisOptions(), storage: {} as never })).toThrow(
+      ValidationError,
+    );
   });
 });
