@@ -22,6 +22,7 @@ export { readFlow, type ReadFlowOptions } from './flow-reader';
 export { OXMQ_VERSION } from './version';
 export { ALL_SCRIPTS, commandName, registerScripts } from './scripts/loader';
 export { SCRIPTS } from './scripts/registry.generated';
+export { inlineIncludes } from './scripts/lua-includes';
 export { scriptKeys } from './scripts/script-keys';
 export { scriptError, throwIfErrorCode } from './scripts/error-codes';
 export { execTransaction, queueScript, runScript } from './backend/redis/run-script';

@@ -1,6 +1,7 @@
 /**
  * Reads lua/ and renders engine/scripts/registry.generated.ts: every command with its key count,
- * the names of its keys and its Lua text with the includes inlined, so the engine carries its
+ * the names of its keys and its Lua text (each fragment of lua/includes/ once, inlined into the
+ * scripts by engine/scripts/lua-includes.ts as the module loads), so the engine carries its
  * scripts inside its own JavaScript. scripts/generate-script-registry.ts writes the file;
  * test/engine/script-registry.test.ts checks that the committed file is what this renders now.
  *
@@ -18,25 +19,35 @@ export interface ParsedScript {
   name: string;
   numberOfKeys: number;
   keys: string[];
-  lua: string;
+  /** The file as it is, `--- @include` lines and all. */
+  body: string;
 }
 
 export class ScriptRegistryError extends Error {}
 
 const FILE_NAME = /^([A-Za-z][A-Za-z0-9]*)-(\d+)\.lua$/;
-const INCLUDE_LINE = /^--- @include "([\w-]+)"\s*$/gm;
 const HEADER = /^--\[\[([\s\S]*?)\]\]/;
 const KEY_ENTRY = /KEYS\[(\d+)\][ \t]*(.*?)(?=[ \t]{2}|[ \t]*\(|[ \t]*KEYS\[|[ \t]*ARGV\[|$)/gm;
 const KEY_WORDS = /^[A-Za-z][A-Za-z0-9]*(?:[ :-][A-Za-z0-9]+)*$/;
 
-/** `--- @include "name"` lines replaced by lua/includes/<name>.lua, each at most once per script. */
-export function inlineIncludes(source: string, includesDir: string, seen = new Set<string>()) {
-  return source.replace(INCLUDE_LINE, (_line, name: string): string => {
-    if (seen.has(name)) return '';
-    seen.add(name);
-    const text = readFileSync(path.join(includesDir, `${name}.lua`), 'utf8');
-    return inlineIncludes(text, includesDir, seen);
-  });
+/** The fragments of `<luaDir>/includes/`, by name, as the files hold them. */
+export function readIncludes(luaDir: string): Record<string, string> {
+  const dir = path.join(luaDir, 'includes');
+  return Object.fromEntries(
+    readdirSync(dir)
+      .filter((file) => file.endsWith('.lua'))
+      .sort()
+      .map((file) => [file.slice(0, -'.lua'.length), readFileSync(path.join(dir, file), 'utf8')]),
+  );
+}
+
+/** Throws when a script or fragment includes a fragment that lua/includes/ does not have. */
+function checkIncludes(file: string, source: string, includes: Record<string, string>): void {
+  for (const [, name] of source.matchAll(/^--- @include "([\w-]+)"\s*$/gm)) {
+    if (includes[name!] === undefined) {
+      throw new ScriptRegistryError(`${file}: includes "${name!}", not in lua/includes/`);
+    }
+  }
 }
 
 /** `job hash` → `jobHash`, `Q meta` → `meta`; undefined when the text is no key name. */
@@ -82,9 +93,10 @@ export function parseKeyNames(file: string, source: string, numberOfKeys: number
   return keys;
 }
 
-/** Every script of `luaDir`, sorted by name. */
-export function readScripts(luaDir: string): ParsedScript[] {
-  const includesDir = path.join(luaDir, 'includes');
+/** Every script of `luaDir`, sorted by name; `includes` are its fragments (readIncludes). */
+export function readScripts(luaDir: string, includes = readIncludes(luaDir)): ParsedScript[] {
+  for (const [name, text] of Object.entries(includes))
+    checkIncludes(`includes/${name}.lua`, text, includes);
   return readdirSync(luaDir)
     .filter((file) => file.endsWith('.lua'))
     .sort()
@@ -95,11 +107,12 @@ export function readScripts(luaDir: string): ParsedScript[] {
       }
       const numberOfKeys = Number(match[2]);
       const source = readFileSync(path.join(luaDir, file), 'utf8');
+      checkIncludes(file, source, includes);
       return {
         name: match[1]!,
         numberOfKeys,
         keys: parseKeyNames(file, source, numberOfKeys),
-        lua: inlineIncludes(source, includesDir),
+        body: source,
       };
     });
 }
@@ -113,15 +126,27 @@ const BANNER = `// Generated from lua/ by scripts/generate-script-registry.ts: d
 // After changing a file in lua/, run \`npm run scripts:generate\` and commit the result.`;
 
 /** The source of engine/scripts/registry.generated.ts, formatted as `filepath` asks Prettier. */
-export async function renderRegistry(scripts: ParsedScript[], filepath: string): Promise<string> {
+export async function renderRegistry(
+  scripts: ParsedScript[],
+  includes: Record<string, string>,
+  filepath: string,
+): Promise<string> {
   const tuple = (keys: string[]) => `readonly [${keys.map((key) => `'${key}'`).join(', ')}]`;
   const source = `${BANNER}
+import { inlineIncludes } from './lua-includes';
 import type { ScriptDefinition } from './script-definition';
 
 /** The names of each script's KEYS, in order, as its header in lua/ gives them. */
 export interface ScriptKeyNames {
 ${scripts.map((s) => `  ${s.name}: ${tuple(s.keys)};`).join('\n')}
 }
+
+/** lua/includes/, each fragment once: the scripts below inline them as this module loads. */
+const INCLUDES: Readonly<Record<string, string>> = {
+${Object.entries(includes)
+  .map(([name, text]) => `  '${name}': ${templateLiteral(text)},`)
+  .join('\n')}
+};
 
 /** Every OxMQ command, with its includes inlined. */
 export const SCRIPTS: {
@@ -133,7 +158,7 @@ ${scripts
     name: '${s.name}',
     numberOfKeys: ${s.numberOfKeys},
     keys: [${s.keys.map((key) => `'${key}'`).join(', ')}],
-    lua: ${templateLiteral(s.lua)},
+    lua: inlineIncludes(${templateLiteral(s.body)}, INCLUDES),
   },`,
   )
   .join('\n')}
@@ -147,8 +172,11 @@ export const REGISTRY_FILE = path.join('engine', 'scripts', 'registry.generated.
 
 /** What the generator writes for the repository at `repoRoot`. */
 export function renderRepositoryRegistry(repoRoot: string): Promise<string> {
+  const luaDir = path.join(repoRoot, 'lua');
+  const includes = readIncludes(luaDir);
   return renderRegistry(
-    readScripts(path.join(repoRoot, 'lua')),
+    readScripts(luaDir, includes),
+    includes,
     path.join(repoRoot, REGISTRY_FILE),
   );
 }

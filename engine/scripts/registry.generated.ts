@@ -1,5 +1,6 @@
 // Generated from lua/ by scripts/generate-script-registry.ts: do not edit.
 // After changing a file in lua/, run `npm run scripts:generate` and commit the result.
+import { inlineIncludes } from './lua-includes';
 import type { ScriptDefinition } from './script-definition';
 
 /** The names of each script's KEYS, in order, as its header in lua/ gives them. */
@@ -214,489 +215,62 @@ export interface ScriptKeyNames {
   workerHeartbeat: readonly ['worker', 'workers', 'workerCancel'];
 }
 
-/** Every OxMQ command, with its includes inlined. */
-export const SCRIPTS: {
-  readonly [Name in keyof ScriptKeyNames]: ScriptDefinition<Name, ScriptKeyNames[Name]>;
-} = {
-  addFlow: {
-    name: 'addFlow',
-    numberOfKeys: 1,
-    keys: ['meta'],
-    lua: `--[[
-  Adds flows (trees of jobs across queues). Each flow is atomic: either every node of it is
-  written or, when a check of one of its nodes fails, none is; the other flows of the call are
-  written all the same (bullmq's FlowProducer.addBulk adds the valid flows too). Parents come
-  before their children in the node list; each child joins its parent's dependencies; parents
-  whose children are all already complete (duplicates of finished jobs) are released at the end.
-
-  KEYS[1] meta (of the first root's queue; routes the call; every other key is built from the
-          nodes' queue bases, so on a cluster all queues of a flow must share one hash-tagged
-          prefix)
-
-  ARGV[1] JSON array of node tables (see includes/insertJob.lua) with \`base\` (Q), \`flow\` (the
-          index of the flow the node belongs to) and \`external\` = true on a node whose parent is
-          an existing job outside the flow
-  ARGV[2] now (ms)
-
-  Returns {0, id1, dup1, id2, dup2, ...} in node order (dup 1 = the custom id already existed).
-  The nodes of a flow that was not written get, instead of {id, dup}, {the index (1-based) of
-  the node whose check failed, the error code}: -5 an outside parent is missing, -7 a node's
-  custom id already belongs to another parent.
-]]
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
+/** lua/includes/, each fragment once: the scripts below inline them as this module loads. */
+const INCLUDES: Readonly<Record<string, string>> = {
+  afterFinish: `--- @include "isPausedOrMaxed"
+-- After a completion call that handed out no next job: announce \`drained\` when nothing is
+-- left to run, and under a global concurrency cap wake an idle worker for the freed slot (adds
+-- write no marker while the queue is full, so nobody else would tell it).
+-- k: {wait, active, prioritized, events, meta, marker}
+local function afterFinish(k, Q)
+  local ready = redis.call("LLEN", k.wait) + redis.call("ZCARD", k.prioritized) + redis.call("LLEN", Q .. "groups")
+  if ready == 0 and redis.call("LLEN", k.active) == 0 then
+    redis.call("XADD", k.events, "*", "event", "drained")
   end
-  return maxEvents
-end
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
+  if ready > 0 and redis.call("HEXISTS", k.meta, "concurrency") == 1
+      and not isPausedOrMaxed(k.meta, k.active) then
+    redis.call("ZADD", k.marker, 0, "0")
   end
 end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
+`,
+  batchedCall: `-- Runs a variadic command (ZREM, SADD, ...) on a key with many members, in slices small enough
+-- for unpack's stack limit.
+local function batchedCall(command, key, members)
+  for from = 1, #members, 5000 do
+    redis.call(command, key, unpack(members, from, math.min(from + 4999, #members)))
   end
 end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
-
-
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
+`,
+  collectMetrics: `--- @include "batchedCall"
+-- Per-minute throughput in bullmq's layout: the hash keeps a running count and the count at the
+-- last minute boundary; the list holds one number per minute, newest first.
+local function collectMetrics(metricsKey, dataKey, maxDataPoints, now)
+  local previous = redis.call("HINCRBY", metricsKey, "count", 1) - 1
+  local last = redis.call("HMGET", metricsKey, "prevTS", "prevCount")
+  if not last[1] then
+    redis.call("HSET", metricsKey, "prevTS", now, "prevCount", 0)
     return
   end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
+  local minutes = math.floor(now / 60000) - math.floor(tonumber(last[1]) / 60000)
+  if minutes > maxDataPoints then
+    minutes = maxDataPoints
   end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
+  if minutes > 0 then
+    -- LPUSH leaves its last argument at the head: the delta goes first, so the zeros of the
+    -- minutes without finishes end up above it. In slices: unpack() refuses ~8000 values.
+    local points = {previous - tonumber(last[2])}
+    for _ = 2, minutes do
+      table.insert(points, 0)
     end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
-
--- Puts a job that is ready to run where workers look for it: a grouped job (hash field \`gid\`)
--- into its group's line, else the wait list for priority 0 (pushCmd LPUSH = back of the line,
--- RPUSH = front), else the prioritized set. waitKey is Q .. "wait".
--- knownGid: the job's group when the caller just wrote the hash (false: none); nil reads it.
-local function enqueueReadyJob(waitKey, prioritizedKey, pcKey, markerKey, jobId, priority, pushCmd, pausedOrMaxed, knownGid)
-  local Q = baseOfKey(waitKey, "wait")
-  local gid = knownGid
-  if gid == nil then
-    gid = redis.call("HGET", Q .. jobId, "gid")
-  end
-  if gid then
-    pushGroupedJob(Q, gid, jobId, pushCmd)
-    if not isGroupPaused(Q, gid) then
-      signalJobsReady(markerKey, pausedOrMaxed)
-    end
-    return
-  end
-  if priority > 0 then
-    redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
-  else
-    redis.call(pushCmd, waitKey, jobId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-end
-
--- Splits a full job key "<prefix>:<queue>:<jobId>" on its last colon into the queue base key
--- (with the trailing colon) and the job id. Returns nil for a key without a colon.
-local function splitJobKey(fullKey)
-  local base, jobId = string.match(fullKey, "^(.*:)([^:]*)$")
-  return base, jobId
-end
-
--- The parent's queue base key (with the trailing colon) and id: from the \`parent\` JSON when it
--- is readable, else by splitting \`parentKey\`.
-local function parentOfJob(parentKey, parentJson)
-  if parentJson then
-    local ok, parent = pcall(cjson.decode, parentJson)
-    if ok and type(parent) == "table" and type(parent.queueKey) == "string"
-        and parent.id ~= nil then
-      return parent.queueKey .. ":", tostring(parent.id)
-    end
-  end
-  return splitJobKey(parentKey)
-end
-
-
-
-
-
--- Moves a parent whose children are done out of waiting-children of its own queue (parentBase,
--- with the trailing colon): to delayed when it has a delay (due now + delay), else to the front
--- of wait (priority 0) or into prioritized; a grouped parent to Q group-delayed or the front of
--- its group's line. Events go to the parent queue's stream.
-local function releaseParent(parentBase, parentId, now)
-  local parentKey = parentBase .. parentId
-  local fields = redis.call("HMGET", parentKey, "delay", "priority", "gid")
-  local delay = tonumber(fields[1]) or 0
-  local priority = tonumber(fields[2]) or 0
-  local gid = fields[3]
-  local eventsKey = parentBase .. "events"
-  local markerKey = parentBase .. "marker"
-  if delay > 0 then
-    local dueTs = now + delay
-    local delayedKey = parentBase .. "delayed"
-    if gid then
-      redis.call("ZADD", parentBase .. "group-delayed", dueTs * 4096, parentId)
-    else
-      redis.call("ZADD", delayedKey, dueTs * 4096, parentId)
-    end
-    redis.call("XADD", eventsKey, "*", "event", "delayed", "jobId", parentId, "delay", dueTs)
-    signalNextDelayed(markerKey, delayedKey)
-    return
-  end
-  local pausedOrMaxed = isPausedOrMaxed(parentBase .. "meta", parentBase .. "active")
-  if gid then
-    pushGroupedJob(parentBase, gid, parentId, "RPUSH")
-  elseif priority > 0 then
-    redis.call("ZADD", parentBase .. "prioritized", priorityScore(parentBase .. "pc", priority), parentId)
-  else
-    -- RPUSH: the front of the line, ahead of jobs that were already waiting.
-    redis.call("RPUSH", parentBase .. "wait", parentId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-  redis.call("XADD", eventsKey, "*", "event", "waiting", "jobId", parentId, "prev", "waiting-children")
-end
-
--- Releases the parent if it has no pending children and is still waiting for them.
-local function releaseParentIfDone(parentKey, parentBase, parentId, now)
-  if redis.call("SCARD", parentKey .. ":dependencies") == 0 and redis.call("EXISTS", parentKey) == 1
-      and redis.call("ZREM", parentBase .. "waiting-children", parentId) == 1 then
-    releaseParent(parentBase, parentId, now)
+    batchedCall("LPUSH", dataKey, points)
+    redis.call("LTRIM", dataKey, 0, maxDataPoints - 1)
+    redis.call("HSET", metricsKey, "prevCount", previous, "prevTS", now)
   end
 end
-
--- Deletes a job hash and every key that hangs off it.
-local function deleteJobKeys(jobKey)
-  redis.call("DEL", jobKey, jobKey .. ":logs", jobKey .. ":dependencies", jobKey .. ":processed",
-    jobKey .. ":failed", jobKey .. ":unsuccessful", jobKey .. ":lock")
-end
-
-
-
+`,
+  deduplicateJob: `--- @include "deleteJobKeys"
+--- @include "markers"
+--- @include "scores"
 -- Deduplication (bullmq's \`de\` option) for an incoming job \`newId\` of queue keys \`k\`.
 -- The key \`Q de:<id>\` holds the id of the job that owns the window. Modes:
 --   simple (no ttl): the window lasts until the owner finishes or is removed;
@@ -767,1680 +341,400 @@ local function deduplicateJob(k, de, newId, timestamp, delay, maxEvents)
   end
   return owner
 end
-
-
--- Stores a new job and puts it where it belongs; shared by addJob (one job) and addFlow (a tree).
---
--- k: the job's queue keys {base, wait, meta, id, delayed, prioritized, pc, marker, events,
---    active, waitingChildren, completed}
--- j: {customId ("" for an automatic id), name, timestamp, data, opts (JSON texts), delay,
---    priority, lifo, fields (flat array of extra hash fields), parentKey?, parent? (JSON text of
---    {id, queueKey, fpof?, cpof?, idof?, rdof?}), asParent? (has children: waits for them),
---    deferParentRelease? (a flow releases parents itself once every node is in),
---    dedup? ({id, ttl?, extend?, replace?, reschedule?}: see deduplicateJob),
---    groupId? (tenant group: the job gets hash field \`gid\` and waits in its group, see groups)}
--- memo (optional): a table kept across the inserts of one call into the same queue. Adding
---    jobs changes neither the queue's meta nor its active list, so the events cap and the
---    paused-or-maxed state are read once per call, not once per job.
--- Returns jobId, outcome (false: stored; "duplicate": the custom id existed; "deduplicated": an
--- owner of the deduplication window was returned instead); or nil, errorCode (-5 parent
--- missing, -7 the job already has another parent).
-
--- A job that already exists joins the requested parent unless another live parent owns it.
-local function attachExistingToParent(k, jobId, jobKey, j, now)
-  local current = redis.call("HGET", jobKey, "parentKey")
-  if current and current ~= j.parentKey and redis.call("EXISTS", current) == 1 then
-    return -7
+`,
+  deleteJobKeys: `-- Deletes a job hash and every key that hangs off it.
+local function deleteJobKeys(jobKey)
+  redis.call("DEL", jobKey, jobKey .. ":logs", jobKey .. ":dependencies", jobKey .. ":processed",
+    jobKey .. ":failed", jobKey .. ":unsuccessful", jobKey .. ":lock")
+end
+`,
+  enqueueReadyJob: `--- @include "markers"
+--- @include "scores"
+--- @include "groups"
+-- Puts a job that is ready to run where workers look for it: a grouped job (hash field \`gid\`)
+-- into its group's line, else the wait list for priority 0 (pushCmd LPUSH = back of the line,
+-- RPUSH = front), else the prioritized set. waitKey is Q .. "wait".
+-- knownGid: the job's group when the caller just wrote the hash (false: none); nil reads it.
+local function enqueueReadyJob(waitKey, prioritizedKey, pcKey, markerKey, jobId, priority, pushCmd, pausedOrMaxed, knownGid)
+  local Q = baseOfKey(waitKey, "wait")
+  local gid = knownGid
+  if gid == nil then
+    gid = redis.call("HGET", Q .. jobId, "gid")
   end
-  if redis.call("ZSCORE", k.completed, jobId) then
-    redis.call("HSET", j.parentKey .. ":processed", jobKey, redis.call("HGET", jobKey, "returnvalue") or "null")
-    if not j.deferParentRelease then
-      local parentBase, parentId = parentOfJob(j.parentKey, j.parent)
-      if parentBase then
-        releaseParentIfDone(j.parentKey, parentBase, parentId, now)
+  if gid then
+    pushGroupedJob(Q, gid, jobId, pushCmd)
+    if not isGroupPaused(Q, gid) then
+      signalJobsReady(markerKey, pausedOrMaxed)
+    end
+    return
+  end
+  if priority > 0 then
+    redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
+  else
+    redis.call(pushCmd, waitKey, jobId)
+  end
+  signalJobsReady(markerKey, pausedOrMaxed)
+end
+`,
+  fetchJobBatch: `--- @include "fetchNextJob"
+-- Hands a BatchWorker up to \`batchSize\` jobs, each taken exactly as fetchNextJob takes one (rate
+-- limits count every job, global and group concurrency hold, each job is locked with the
+-- batch's token and announced \`active\`). The batch stops before the job whose data would bring
+-- the sum of the batch's data sizes past \`maxBytes\`; the first job always comes, however big,
+-- so an oversized job is never starved. maxBytes 0 means no byte budget.
+-- Returns {{jobHashFlat...}, {jobId...}, 0, 0}, or fetchNextJob's "no job" tuple
+-- {0, 0, rateLimitTtl, nextWakeTs} when not even the first job could be taken.
+
+local function dataSizeOfFlatHash(flat)
+  return #(flatField(flat, "data") or "")
+end
+
+local function fetchJobBatch(k, Q, now, w, batchSize, maxBytes)
+  local batch = {later = false}
+  local first = fetchNextJob(k, Q, now, w, batch)
+  if first[1] == 0 then
+    return first
+  end
+  local hashes, ids = {first[1]}, {first[2]}
+  local used = dataSizeOfFlatHash(first[1])
+  batch.later = true
+  if maxBytes > 0 then
+    batch.fits = function(jobId)
+      return used + redis.call("HSTRLEN", Q .. jobId, "data") <= maxBytes
+    end
+  end
+  while #ids < batchSize do
+    local nextJob = fetchNextJob(k, Q, now, w, batch)
+    if nextJob[1] == 0 then
+      break
+    end
+    hashes[#hashes + 1] = nextJob[1]
+    ids[#ids + 1] = nextJob[2]
+    used = used + dataSizeOfFlatHash(nextJob[1])
+  end
+  -- The marker this worker consumed may have stood for more jobs: let the next idle worker try.
+  redis.call("ZADD", k.marker, 0, "0")
+  return {hashes, ids, 0, 0}
+end
+`,
+  fetchNextJob: `--- @include "isPausedOrMaxed"
+--- @include "markers"
+--- @include "promoteDueDelayedJobs"
+--- @include "groups"
+-- Hands the next runnable job to a worker, or explains why there is none.
+-- Returns {jobHashFlat, jobId, 0, 0}, {0, 0, rateLimitTtlMs, 0}, {0, 0, 0, nextWakeTs},
+-- {0, 0, 0, 0, 1} (paused or at its global concurrency) or {0, 0, 0, 0} (nothing at all).
+-- nextWakeTs is the due time of the earliest delayed job (grouped or not) or, if sooner, when a
+-- rate-limited group may start a job again.
+-- k: table of keys {wait, active, prioritized, events, limiter, delayed, meta, pc, marker}
+-- w: worker table {token, lockDuration, limitMax, limitDuration, name}
+-- batch (BatchWorker fetches, see fetchJobBatch): nil, or {fits = function(jobId), later = bool}.
+--   \`fits\` is asked before a job is taken and a job that does not fit ends the batch, so the
+--   byte budget never takes a job out of its place in line; \`later\` (every job after the
+--   batch's first) skips what one fetch per batch does: promoting due delayed jobs. The batch
+--   table also keeps the meta fields read by its first fetch. A batch fetch never writes the
+--   wake-up marker here; fetchJobBatch writes it once.
+
+-- Most grouped jobs found in the plain wait list (put there by a bullmq script, e.g. bullmq's
+-- stalled checker) that one fetch returns to their groups.
+local MAX_REGROUPED = 10
+
+-- A field of a flat HGETALL reply, or nil.
+local function flatField(flat, field)
+  for i = 1, #flat, 2 do
+    if flat[i] == field then
+      return flat[i + 1]
+    end
+  end
+  return nil
+end
+
+-- Sets (or appends) a field of a flat HGETALL reply, to match a write made after reading it.
+local function setFlatField(flat, field, value)
+  for i = 1, #flat, 2 do
+    if flat[i] == field then
+      flat[i + 1] = value
+      return
+    end
+  end
+  flat[#flat + 1] = field
+  flat[#flat + 1] = value
+end
+
+-- Pops the next ungrouped job (wait list, then prioritized) into active, and returns its id,
+-- false (the batch is not full) and its hash as read (one HGETALL serves the group check and
+-- the reply). A grouped job found there goes back to the front of its group's line instead.
+local function takeUngroupedJob(k, Q, fits, batch)
+  for _ = 1, MAX_REGROUPED do
+    if fits then
+      local nextId = redis.call("LINDEX", k.wait, -1)
+      if nextId == false then
+        nextId = redis.call("ZRANGE", k.prioritized, 0, 0)[1]
+      end
+      if nextId and string.sub(nextId, 1, 2) ~= "0:" and not fits(nextId) then
+        return nil, true
       end
     end
-  else
-    redis.call("SADD", j.parentKey .. ":dependencies", jobKey)
-  end
-  redis.call("HSET", jobKey, "parentKey", j.parentKey, "parent", j.parent)
-  return 0
-end
-
-local function insertJob(k, j, now, memo)
-  memo = memo or {}
-  if j.parentKey and redis.call("EXISTS", j.parentKey) == 0 then
-    return nil, -5
-  end
-  -- The counter moves on every add, custom ids and duplicates included, as bullmq's does.
-  local counter = redis.call("INCR", k.id)
-  memo.maxEvents = memo.maxEvents or getMaxEvents(k.meta)
-  local maxEvents = memo.maxEvents
-
-  local jobId = j.customId
-  if jobId == "" then
-    jobId = tostring(counter)
-  end
-  local jobKey = k.base .. jobId
-  if j.customId ~= "" and redis.call("EXISTS", jobKey) == 1 then
-    if j.parentKey then
-      local attached = attachExistingToParent(k, jobId, jobKey, j, now)
-      if attached < 0 then
-        if j.deferParentRelease then
-          redis.call("HSET", j.parentKey, "flowAttachmentFailed", 1)
-        end
-        return nil, attached
-      end
+    local jobId = redis.call("RPOPLPUSH", k.wait, k.active)
+    -- Entries starting with "0:" are markers left by bullmq 4 / early 5; they are not jobs.
+    while jobId and string.sub(jobId, 1, 2) == "0:" do
+      redis.call("LREM", k.active, 1, jobId)
+      jobId = redis.call("RPOPLPUSH", k.wait, k.active)
     end
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "duplicated", "jobId", jobId)
-    return jobId, "duplicate"
-  end
-
-  if j.dedup then
-    local owner = deduplicateJob(k, j.dedup, jobId, j.timestamp, j.delay, maxEvents)
-    if owner then
-      return owner, "deduplicated"
-    end
-    table.insert(j.fields, "deid")
-    table.insert(j.fields, j.dedup.id)
-  end
-  if j.groupId then
-    table.insert(j.fields, "gid")
-    table.insert(j.fields, j.groupId)
-    registerGroup(k.base, j.groupId)
-  end
-
-  redis.call("HSET", jobKey, "name", j.name, "data", j.data, "opts", j.opts, "timestamp", j.timestamp,
-    "delay", j.delay, "priority", j.priority)
-  if j.parentKey then
-    redis.call("HSET", jobKey, "parentKey", j.parentKey, "parent", j.parent)
-  end
-  if #j.fields > 0 then
-    redis.call("HSET", jobKey, unpack(j.fields))
-  end
-  redis.call("XADD", k.events, "*", "event", "added", "jobId", jobId, "name", j.name)
-
-  if j.asParent then
-    redis.call("ZADD", k.waitingChildren, j.timestamp, jobId)
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "waiting-children", "jobId", jobId)
-  elseif j.delay > 0 then
-    local dueTs = j.timestamp + j.delay
-    if j.groupId then
-      redis.call("ZADD", k.base .. "group-delayed", delayedScore(k.base .. "group-delayed", dueTs), jobId)
-    else
-      redis.call("ZADD", k.delayed, delayedScore(k.delayed, dueTs), jobId)
-    end
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "delayed", "jobId", jobId, "delay", dueTs)
-    signalNextDelayed(k.marker, k.delayed)
-  else
-    local pushCmd = "LPUSH"
-    if j.lifo then
-      pushCmd = "RPUSH"
-    end
-    if memo.pausedOrMaxed == nil then
-      memo.pausedOrMaxed = isPausedOrMaxed(k.meta, k.active)
-    end
-    enqueueReadyJob(k.wait, k.prioritized, k.pc, k.marker, jobId, j.priority, pushCmd,
-      memo.pausedOrMaxed, j.groupId or false)
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "waiting", "jobId", jobId)
-  end
-
-  if j.parentKey then
-    redis.call("SADD", j.parentKey .. ":dependencies", jobKey)
-  end
-  return jobId, false
-end
-
--- The key table of a queue from a script's KEYS, in addJobKeys order (engine/backend/redis/
--- add-job.ts: wait, meta, id, delayed, prioritized, pc, marker, events, active,
--- waiting-children, completed) starting at KEYS[first].
-local function queueKeysFromKeys(base, first)
-  local names = {"wait", "meta", "id", "delayed", "prioritized", "pc", "marker", "events", "active",
-    "waitingChildren", "completed"}
-  local k = {base = base}
-  for i, name in ipairs(names) do
-    k[name] = KEYS[first + i - 1]
-  end
-  return k
-end
-
--- The key table of a queue, from its base key (with the trailing colon).
-local function queueKeysFromBase(base)
-  return {base = base, wait = base .. "wait", meta = base .. "meta", id = base .. "id",
-    delayed = base .. "delayed", prioritized = base .. "prioritized", pc = base .. "pc",
-    marker = base .. "marker", events = base .. "events", active = base .. "active",
-    waitingChildren = base .. "waiting-children", completed = base .. "completed"}
-end
-
-local nodes = cjson.decode(ARGV[1])
-local now = tonumber(ARGV[2])
-
--- First pass: every check that could fail, before anything is written; a failure drops the
--- node's whole flow.
-local failedFlows = {}
-for i, node in ipairs(nodes) do
-  if not failedFlows[node.flow] then
-    if node.external and redis.call("EXISTS", node.parentKey) == 0 then
-      failedFlows[node.flow] = {-5, i}
-    elseif node.customId ~= "" and node.parentKey then
-      local existingKey = node.base .. node.customId
-      local current = redis.call("HGET", existingKey, "parentKey")
-      if current and current ~= node.parentKey and redis.call("EXISTS", current) == 1 then
-        failedFlows[node.flow] = {-7, i}
-      end
-    end
-  end
-end
-
-local reply = {0}
-local parents = {}
-for _, node in ipairs(nodes) do
-  local failure = failedFlows[node.flow]
-  if failure then
-    table.insert(reply, failure[2])
-    table.insert(reply, failure[1])
-  else
-    node.deferParentRelease = true
-    local jobId, duplicate = insertJob(queueKeysFromBase(node.base), node, now)
     if not jobId then
-      -- Unreachable after the first pass; kept so a broken invariant fails loudly.
-      return redis.error_reply("addFlow: node insert failed with " .. tostring(duplicate))
-    end
-    table.insert(reply, jobId)
-    table.insert(reply, duplicate and 1 or 0) -- flow nodes never deduplicate (checked client-side)
-    if node.asParent and not duplicate then
-      table.insert(parents, {node.base, jobId})
-    end
-  end
-end
-
-for _, parent in ipairs(parents) do
-  releaseParentIfDone(parent[1] .. parent[2], parent[1], parent[2], now)
-end
-return reply
-`,
-  },
-  addJob: {
-    name: 'addJob',
-    numberOfKeys: 11,
-    keys: [
-      'wait',
-      'meta',
-      'id',
-      'delayed',
-      'prioritized',
-      'pc',
-      'marker',
-      'events',
-      'active',
-      'waitingChildren',
-      'completed',
-    ],
-    lua: `--[[
-  Adds one job: stores its hash and enqueues it as delayed, prioritized, waiting, or (a parent
-  given children elsewhere) waiting-children. A job with a parent joins its dependencies. A
-  grouped job (\`groupId\`) waits in its group's line or in Q group-delayed instead.
-
-  KEYS[1] wait      KEYS[5] prioritized  KEYS[9]  active
-  KEYS[2] meta      KEYS[6] pc           KEYS[10] waiting-children
-  KEYS[3] id        KEYS[7] marker       KEYS[11] completed
-  KEYS[4] delayed   KEYS[8] events
-
-  ARGV[1] JSON job table (see includes/insertJob.lua) plus \`base\` (Q, with trailing colon)
-  ARGV[2] now (ms)
-
-  Returns {jobId, 0} for a new job, {existingJobId, 1} when the custom id already exists,
-  {ownerJobId, 2} when deduplication kept an existing job instead, or a negative error code:
-  -5 parent missing, -7 the job already belongs to another parent.
-]]
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
+      local popped = redis.call("ZPOPMIN", k.prioritized)
+      if not popped[1] then
+        redis.call("DEL", k.pc)
+        return nil
       end
+      jobId = popped[1]
+      redis.call("LPUSH", k.active, jobId)
     end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
-
-
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
+    local flat = redis.call("HGETALL", Q .. jobId)
+    local gid = flatField(flat, "gid")
     if not gid then
-      break
+      return jobId, false, flat
     end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
+    redis.call("LREM", k.active, 1, jobId)
+    pushGroupedJob(Q, gid, jobId, "RPUSH")
+    if batch then
+      batch.noGroups = nil
     end
   end
-  return nil, reopen
+  return nil
 end
 
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
+-- Grouped jobs at the tail of the plain wait list (next in line there) go back to the front of
+-- their groups' lines before anything is chosen, so they keep their place in their group.
+local function regroupStrays(k, Q)
+  for _ = 1, MAX_REGROUPED do
+    local tail = redis.call("LINDEX", k.wait, -1)
+    if not tail then
+      return
     end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
-
--- Puts a job that is ready to run where workers look for it: a grouped job (hash field \`gid\`)
--- into its group's line, else the wait list for priority 0 (pushCmd LPUSH = back of the line,
--- RPUSH = front), else the prioritized set. waitKey is Q .. "wait".
--- knownGid: the job's group when the caller just wrote the hash (false: none); nil reads it.
-local function enqueueReadyJob(waitKey, prioritizedKey, pcKey, markerKey, jobId, priority, pushCmd, pausedOrMaxed, knownGid)
-  local Q = baseOfKey(waitKey, "wait")
-  local gid = knownGid
-  if gid == nil then
-    gid = redis.call("HGET", Q .. jobId, "gid")
-  end
-  if gid then
-    pushGroupedJob(Q, gid, jobId, pushCmd)
-    if not isGroupPaused(Q, gid) then
-      signalJobsReady(markerKey, pausedOrMaxed)
-    end
-    return
-  end
-  if priority > 0 then
-    redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
-  else
-    redis.call(pushCmd, waitKey, jobId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-end
-
--- Splits a full job key "<prefix>:<queue>:<jobId>" on its last colon into the queue base key
--- (with the trailing colon) and the job id. Returns nil for a key without a colon.
-local function splitJobKey(fullKey)
-  local base, jobId = string.match(fullKey, "^(.*:)([^:]*)$")
-  return base, jobId
-end
-
--- The parent's queue base key (with the trailing colon) and id: from the \`parent\` JSON when it
--- is readable, else by splitting \`parentKey\`.
-local function parentOfJob(parentKey, parentJson)
-  if parentJson then
-    local ok, parent = pcall(cjson.decode, parentJson)
-    if ok and type(parent) == "table" and type(parent.queueKey) == "string"
-        and parent.id ~= nil then
-      return parent.queueKey .. ":", tostring(parent.id)
-    end
-  end
-  return splitJobKey(parentKey)
-end
-
-
-
-
-
--- Moves a parent whose children are done out of waiting-children of its own queue (parentBase,
--- with the trailing colon): to delayed when it has a delay (due now + delay), else to the front
--- of wait (priority 0) or into prioritized; a grouped parent to Q group-delayed or the front of
--- its group's line. Events go to the parent queue's stream.
-local function releaseParent(parentBase, parentId, now)
-  local parentKey = parentBase .. parentId
-  local fields = redis.call("HMGET", parentKey, "delay", "priority", "gid")
-  local delay = tonumber(fields[1]) or 0
-  local priority = tonumber(fields[2]) or 0
-  local gid = fields[3]
-  local eventsKey = parentBase .. "events"
-  local markerKey = parentBase .. "marker"
-  if delay > 0 then
-    local dueTs = now + delay
-    local delayedKey = parentBase .. "delayed"
-    if gid then
-      redis.call("ZADD", parentBase .. "group-delayed", dueTs * 4096, parentId)
-    else
-      redis.call("ZADD", delayedKey, dueTs * 4096, parentId)
-    end
-    redis.call("XADD", eventsKey, "*", "event", "delayed", "jobId", parentId, "delay", dueTs)
-    signalNextDelayed(markerKey, delayedKey)
-    return
-  end
-  local pausedOrMaxed = isPausedOrMaxed(parentBase .. "meta", parentBase .. "active")
-  if gid then
-    pushGroupedJob(parentBase, gid, parentId, "RPUSH")
-  elseif priority > 0 then
-    redis.call("ZADD", parentBase .. "prioritized", priorityScore(parentBase .. "pc", priority), parentId)
-  else
-    -- RPUSH: the front of the line, ahead of jobs that were already waiting.
-    redis.call("RPUSH", parentBase .. "wait", parentId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-  redis.call("XADD", eventsKey, "*", "event", "waiting", "jobId", parentId, "prev", "waiting-children")
-end
-
--- Releases the parent if it has no pending children and is still waiting for them.
-local function releaseParentIfDone(parentKey, parentBase, parentId, now)
-  if redis.call("SCARD", parentKey .. ":dependencies") == 0 and redis.call("EXISTS", parentKey) == 1
-      and redis.call("ZREM", parentBase .. "waiting-children", parentId) == 1 then
-    releaseParent(parentBase, parentId, now)
-  end
-end
-
--- Deletes a job hash and every key that hangs off it.
-local function deleteJobKeys(jobKey)
-  redis.call("DEL", jobKey, jobKey .. ":logs", jobKey .. ":dependencies", jobKey .. ":processed",
-    jobKey .. ":failed", jobKey .. ":unsuccessful", jobKey .. ":lock")
-end
-
-
-
--- Deduplication (bullmq's \`de\` option) for an incoming job \`newId\` of queue keys \`k\`.
--- The key \`Q de:<id>\` holds the id of the job that owns the window. Modes:
---   simple (no ttl): the window lasts until the owner finishes or is removed;
---   throttle (ttl): the window expires after ttl ms;
---   extend (with ttl): each duplicate restarts the ttl;
---   replace (debounce, usually with a delay): a duplicate replaces the owner while the owner is
---     still delayed (the newest data wins); once the owner left delayed the duplicate is dropped;
---   reschedule: a duplicate moves a still-delayed owner to its own due time.
--- Returns nil when the new job goes ahead (the key now names it), or the owner's id when the new
--- job is a duplicate and must not be stored.
-local function deduplicateJob(k, de, newId, timestamp, delay, maxEvents)
-  local dedupKey = k.base .. "de:" .. de.id
-  local ttl = tonumber(de.ttl)
-  local owner = redis.call("GET", dedupKey)
-  -- A window without expiry whose owner vanished (e.g. deleted by hand) is stale.
-  if owner and redis.call("PTTL", dedupKey) == -1 and redis.call("EXISTS", k.base .. owner) == 0 then
-    redis.call("DEL", dedupKey, k.base .. "dn:" .. de.id)
-    owner = nil
-  end
-  if not owner then
-    if ttl and ttl > 0 then
-      redis.call("SET", dedupKey, newId, "PX", ttl)
-    else
-      redis.call("SET", dedupKey, newId)
-    end
-    return nil
-  end
-
-  -- A grouped owner waits in Q group-delayed instead of Q delayed.
-  local groupDelayed = k.base .. "group-delayed"
-  if de.replace then
-    if redis.call("ZREM", k.delayed, owner) == 1 or redis.call("ZREM", groupDelayed, owner) == 1 then
-      deleteJobKeys(k.base .. owner)
-      redis.call("XADD", k.events, "*", "event", "removed", "jobId", owner, "prev", "delayed")
-      -- Roles as bullmq writes them here: jobId is the job that stays (the new one).
-      redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "deduplicated", "jobId", newId,
-        "deduplicationId", de.id, "deduplicatedJobId", owner)
-      redis.call("DEL", k.base .. "dn:" .. de.id)
-      if de.extend and ttl and ttl > 0 then
-        redis.call("SET", dedupKey, newId, "PX", ttl)
-      else
-        redis.call("SET", dedupKey, newId, "KEEPTTL")
-      end
-      return nil
-    end
-    return owner
-  end
-
-  if de.extend and ttl and ttl > 0 then
-    redis.call("SET", dedupKey, owner, "PX", ttl)
-  end
-  redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "deduplicated", "jobId", owner,
-    "deduplicationId", de.id, "deduplicatedJobId", newId)
-  local ownerDelayed = nil
-  if de.reschedule then
-    if redis.call("ZSCORE", k.delayed, owner) then
-      ownerDelayed = k.delayed
-    elseif redis.call("ZSCORE", groupDelayed, owner) then
-      ownerDelayed = groupDelayed
-    end
-  end
-  if ownerDelayed then
-    local dueTs = timestamp + delay
-    redis.call("HSET", k.base .. owner, "delay", delay)
-    redis.call("ZADD", ownerDelayed, delayedScore(ownerDelayed, dueTs), owner)
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "delayed", "jobId", owner, "delay", dueTs)
-    signalNextDelayed(k.marker, k.delayed)
-  end
-  return owner
-end
-
-
--- Stores a new job and puts it where it belongs; shared by addJob (one job) and addFlow (a tree).
---
--- k: the job's queue keys {base, wait, meta, id, delayed, prioritized, pc, marker, events,
---    active, waitingChildren, completed}
--- j: {customId ("" for an automatic id), name, timestamp, data, opts (JSON texts), delay,
---    priority, lifo, fields (flat array of extra hash fields), parentKey?, parent? (JSON text of
---    {id, queueKey, fpof?, cpof?, idof?, rdof?}), asParent? (has children: waits for them),
---    deferParentRelease? (a flow releases parents itself once every node is in),
---    dedup? ({id, ttl?, extend?, replace?, reschedule?}: see deduplicateJob),
---    groupId? (tenant group: the job gets hash field \`gid\` and waits in its group, see groups)}
--- memo (optional): a table kept across the inserts of one call into the same queue. Adding
---    jobs changes neither the queue's meta nor its active list, so the events cap and the
---    paused-or-maxed state are read once per call, not once per job.
--- Returns jobId, outcome (false: stored; "duplicate": the custom id existed; "deduplicated": an
--- owner of the deduplication window was returned instead); or nil, errorCode (-5 parent
--- missing, -7 the job already has another parent).
-
--- A job that already exists joins the requested parent unless another live parent owns it.
-local function attachExistingToParent(k, jobId, jobKey, j, now)
-  local current = redis.call("HGET", jobKey, "parentKey")
-  if current and current ~= j.parentKey and redis.call("EXISTS", current) == 1 then
-    return -7
-  end
-  if redis.call("ZSCORE", k.completed, jobId) then
-    redis.call("HSET", j.parentKey .. ":processed", jobKey, redis.call("HGET", jobKey, "returnvalue") or "null")
-    if not j.deferParentRelease then
-      local parentBase, parentId = parentOfJob(j.parentKey, j.parent)
-      if parentBase then
-        releaseParentIfDone(j.parentKey, parentBase, parentId, now)
-      end
-    end
-  else
-    redis.call("SADD", j.parentKey .. ":dependencies", jobKey)
-  end
-  redis.call("HSET", jobKey, "parentKey", j.parentKey, "parent", j.parent)
-  return 0
-end
-
-local function insertJob(k, j, now, memo)
-  memo = memo or {}
-  if j.parentKey and redis.call("EXISTS", j.parentKey) == 0 then
-    return nil, -5
-  end
-  -- The counter moves on every add, custom ids and duplicates included, as bullmq's does.
-  local counter = redis.call("INCR", k.id)
-  memo.maxEvents = memo.maxEvents or getMaxEvents(k.meta)
-  local maxEvents = memo.maxEvents
-
-  local jobId = j.customId
-  if jobId == "" then
-    jobId = tostring(counter)
-  end
-  local jobKey = k.base .. jobId
-  if j.customId ~= "" and redis.call("EXISTS", jobKey) == 1 then
-    if j.parentKey then
-      local attached = attachExistingToParent(k, jobId, jobKey, j, now)
-      if attached < 0 then
-        if j.deferParentRelease then
-          redis.call("HSET", j.parentKey, "flowAttachmentFailed", 1)
-        end
-        return nil, attached
-      end
-    end
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "duplicated", "jobId", jobId)
-    return jobId, "duplicate"
-  end
-
-  if j.dedup then
-    local owner = deduplicateJob(k, j.dedup, jobId, j.timestamp, j.delay, maxEvents)
-    if owner then
-      return owner, "deduplicated"
-    end
-    table.insert(j.fields, "deid")
-    table.insert(j.fields, j.dedup.id)
-  end
-  if j.groupId then
-    table.insert(j.fields, "gid")
-    table.insert(j.fields, j.groupId)
-    registerGroup(k.base, j.groupId)
-  end
-
-  redis.call("HSET", jobKey, "name", j.name, "data", j.data, "opts", j.opts, "timestamp", j.timestamp,
-    "delay", j.delay, "priority", j.priority)
-  if j.parentKey then
-    redis.call("HSET", jobKey, "parentKey", j.parentKey, "parent", j.parent)
-  end
-  if #j.fields > 0 then
-    redis.call("HSET", jobKey, unpack(j.fields))
-  end
-  redis.call("XADD", k.events, "*", "event", "added", "jobId", jobId, "name", j.name)
-
-  if j.asParent then
-    redis.call("ZADD", k.waitingChildren, j.timestamp, jobId)
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "waiting-children", "jobId", jobId)
-  elseif j.delay > 0 then
-    local dueTs = j.timestamp + j.delay
-    if j.groupId then
-      redis.call("ZADD", k.base .. "group-delayed", delayedScore(k.base .. "group-delayed", dueTs), jobId)
-    else
-      redis.call("ZADD", k.delayed, delayedScore(k.delayed, dueTs), jobId)
-    end
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "delayed", "jobId", jobId, "delay", dueTs)
-    signalNextDelayed(k.marker, k.delayed)
-  else
-    local pushCmd = "LPUSH"
-    if j.lifo then
-      pushCmd = "RPUSH"
-    end
-    if memo.pausedOrMaxed == nil then
-      memo.pausedOrMaxed = isPausedOrMaxed(k.meta, k.active)
-    end
-    enqueueReadyJob(k.wait, k.prioritized, k.pc, k.marker, jobId, j.priority, pushCmd,
-      memo.pausedOrMaxed, j.groupId or false)
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "waiting", "jobId", jobId)
-  end
-
-  if j.parentKey then
-    redis.call("SADD", j.parentKey .. ":dependencies", jobKey)
-  end
-  return jobId, false
-end
-
--- The key table of a queue from a script's KEYS, in addJobKeys order (engine/backend/redis/
--- add-job.ts: wait, meta, id, delayed, prioritized, pc, marker, events, active,
--- waiting-children, completed) starting at KEYS[first].
-local function queueKeysFromKeys(base, first)
-  local names = {"wait", "meta", "id", "delayed", "prioritized", "pc", "marker", "events", "active",
-    "waitingChildren", "completed"}
-  local k = {base = base}
-  for i, name in ipairs(names) do
-    k[name] = KEYS[first + i - 1]
-  end
-  return k
-end
-
--- The key table of a queue, from its base key (with the trailing colon).
-local function queueKeysFromBase(base)
-  return {base = base, wait = base .. "wait", meta = base .. "meta", id = base .. "id",
-    delayed = base .. "delayed", prioritized = base .. "prioritized", pc = base .. "pc",
-    marker = base .. "marker", events = base .. "events", active = base .. "active",
-    waitingChildren = base .. "waiting-children", completed = base .. "completed"}
-end
-
-local job = cjson.decode(ARGV[1])
-local jobId, outcome = insertJob(queueKeysFromKeys(job.base, 1), job, tonumber(ARGV[2]))
-if not jobId then
-  return outcome
-end
-if outcome == "duplicate" then
-  return {jobId, 1}
-elseif outcome == "deduplicated" then
-  return {jobId, 2}
-end
-return {jobId, 0}
-`,
-  },
-  addJobBatch: {
-    name: 'addJobBatch',
-    numberOfKeys: 11,
-    keys: [
-      'wait',
-      'meta',
-      'id',
-      'delayed',
-      'prioritized',
-      'pc',
-      'marker',
-      'events',
-      'active',
-      'waitingChildren',
-      'completed',
-    ],
-    lua: `--[[
-  Adds several jobs of one queue in one call (Queue.addBulk), each exactly as addJob adds one.
-  One call instead of one per job inside a MULTI: the same atomicity (nothing else runs between
-  the adds), without a script invocation and its key list per job.
-
-  KEYS[1] wait      KEYS[5] prioritized  KEYS[9]  active
-  KEYS[2] meta      KEYS[6] pc           KEYS[10] waiting-children
-  KEYS[3] id        KEYS[7] marker       KEYS[11] completed
-  KEYS[4] delayed   KEYS[8] events
-
-  ARGV[1] JSON array of job tables (see includes/insertJob.lua), each with \`base\`
-  ARGV[2] now (ms)
-
-  Returns one reply per job, in order: {jobId, 0 | 1 | 2} as addJob, or a negative error code.
-  A job refused (missing parent, parent taken) does not stop the others, as in a MULTI.
-]]
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
-
-
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
+    local gid = redis.call("HGET", Q .. tail, "gid")
     if not gid then
-      break
+      return
     end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
+    redis.call("RPOP", k.wait)
+    pushGroupedJob(Q, gid, tail, "RPUSH")
   end
 end
 
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
+local function fetchNextJob(k, Q, now, w, batch)
+  -- A batch reads meta once: nothing else runs while this script does.
+  local meta = (batch and batch.meta) or redis.call("HMGET", k.meta, "max", "duration", "paused", "concurrency")
+  if batch then
+    batch.meta = meta
   end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
+  local pausedOrMaxed = isPausedOrMaxedFrom(meta[3], meta[4], k.active)
+  if not (batch and batch.later) then
+    promoteDueDelayedJobs(k.delayed, k.wait, k.prioritized, k.pc, k.events, k.marker, Q, now, pausedOrMaxed)
   end
-  return #due
-end
+  local fits = batch and batch.fits
 
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
-
--- Puts a job that is ready to run where workers look for it: a grouped job (hash field \`gid\`)
--- into its group's line, else the wait list for priority 0 (pushCmd LPUSH = back of the line,
--- RPUSH = front), else the prioritized set. waitKey is Q .. "wait".
--- knownGid: the job's group when the caller just wrote the hash (false: none); nil reads it.
-local function enqueueReadyJob(waitKey, prioritizedKey, pcKey, markerKey, jobId, priority, pushCmd, pausedOrMaxed, knownGid)
-  local Q = baseOfKey(waitKey, "wait")
-  local gid = knownGid
-  if gid == nil then
-    gid = redis.call("HGET", Q .. jobId, "gid")
-  end
-  if gid then
-    pushGroupedJob(Q, gid, jobId, pushCmd)
-    if not isGroupPaused(Q, gid) then
-      signalJobsReady(markerKey, pausedOrMaxed)
-    end
-    return
-  end
-  if priority > 0 then
-    redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
-  else
-    redis.call(pushCmd, waitKey, jobId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-end
-
--- Splits a full job key "<prefix>:<queue>:<jobId>" on its last colon into the queue base key
--- (with the trailing colon) and the job id. Returns nil for a key without a colon.
-local function splitJobKey(fullKey)
-  local base, jobId = string.match(fullKey, "^(.*:)([^:]*)$")
-  return base, jobId
-end
-
--- The parent's queue base key (with the trailing colon) and id: from the \`parent\` JSON when it
--- is readable, else by splitting \`parentKey\`.
-local function parentOfJob(parentKey, parentJson)
-  if parentJson then
-    local ok, parent = pcall(cjson.decode, parentJson)
-    if ok and type(parent) == "table" and type(parent.queueKey) == "string"
-        and parent.id ~= nil then
-      return parent.queueKey .. ":", tostring(parent.id)
-    end
-  end
-  return splitJobKey(parentKey)
-end
-
-
-
-
-
--- Moves a parent whose children are done out of waiting-children of its own queue (parentBase,
--- with the trailing colon): to delayed when it has a delay (due now + delay), else to the front
--- of wait (priority 0) or into prioritized; a grouped parent to Q group-delayed or the front of
--- its group's line. Events go to the parent queue's stream.
-local function releaseParent(parentBase, parentId, now)
-  local parentKey = parentBase .. parentId
-  local fields = redis.call("HMGET", parentKey, "delay", "priority", "gid")
-  local delay = tonumber(fields[1]) or 0
-  local priority = tonumber(fields[2]) or 0
-  local gid = fields[3]
-  local eventsKey = parentBase .. "events"
-  local markerKey = parentBase .. "marker"
-  if delay > 0 then
-    local dueTs = now + delay
-    local delayedKey = parentBase .. "delayed"
-    if gid then
-      redis.call("ZADD", parentBase .. "group-delayed", dueTs * 4096, parentId)
-    else
-      redis.call("ZADD", delayedKey, dueTs * 4096, parentId)
-    end
-    redis.call("XADD", eventsKey, "*", "event", "delayed", "jobId", parentId, "delay", dueTs)
-    signalNextDelayed(markerKey, delayedKey)
-    return
-  end
-  local pausedOrMaxed = isPausedOrMaxed(parentBase .. "meta", parentBase .. "active")
-  if gid then
-    pushGroupedJob(parentBase, gid, parentId, "RPUSH")
-  elseif priority > 0 then
-    redis.call("ZADD", parentBase .. "prioritized", priorityScore(parentBase .. "pc", priority), parentId)
-  else
-    -- RPUSH: the front of the line, ahead of jobs that were already waiting.
-    redis.call("RPUSH", parentBase .. "wait", parentId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-  redis.call("XADD", eventsKey, "*", "event", "waiting", "jobId", parentId, "prev", "waiting-children")
-end
-
--- Releases the parent if it has no pending children and is still waiting for them.
-local function releaseParentIfDone(parentKey, parentBase, parentId, now)
-  if redis.call("SCARD", parentKey .. ":dependencies") == 0 and redis.call("EXISTS", parentKey) == 1
-      and redis.call("ZREM", parentBase .. "waiting-children", parentId) == 1 then
-    releaseParent(parentBase, parentId, now)
-  end
-end
-
--- Deletes a job hash and every key that hangs off it.
-local function deleteJobKeys(jobKey)
-  redis.call("DEL", jobKey, jobKey .. ":logs", jobKey .. ":dependencies", jobKey .. ":processed",
-    jobKey .. ":failed", jobKey .. ":unsuccessful", jobKey .. ":lock")
-end
-
-
-
--- Deduplication (bullmq's \`de\` option) for an incoming job \`newId\` of queue keys \`k\`.
--- The key \`Q de:<id>\` holds the id of the job that owns the window. Modes:
---   simple (no ttl): the window lasts until the owner finishes or is removed;
---   throttle (ttl): the window expires after ttl ms;
---   extend (with ttl): each duplicate restarts the ttl;
---   replace (debounce, usually with a delay): a duplicate replaces the owner while the owner is
---     still delayed (the newest data wins); once the owner left delayed the duplicate is dropped;
---   reschedule: a duplicate moves a still-delayed owner to its own due time.
--- Returns nil when the new job goes ahead (the key now names it), or the owner's id when the new
--- job is a duplicate and must not be stored.
-local function deduplicateJob(k, de, newId, timestamp, delay, maxEvents)
-  local dedupKey = k.base .. "de:" .. de.id
-  local ttl = tonumber(de.ttl)
-  local owner = redis.call("GET", dedupKey)
-  -- A window without expiry whose owner vanished (e.g. deleted by hand) is stale.
-  if owner and redis.call("PTTL", dedupKey) == -1 and redis.call("EXISTS", k.base .. owner) == 0 then
-    redis.call("DEL", dedupKey, k.base .. "dn:" .. de.id)
-    owner = nil
-  end
-  if not owner then
-    if ttl and ttl > 0 then
-      redis.call("SET", dedupKey, newId, "PX", ttl)
-    else
-      redis.call("SET", dedupKey, newId)
-    end
-    return nil
-  end
-
-  -- A grouped owner waits in Q group-delayed instead of Q delayed.
-  local groupDelayed = k.base .. "group-delayed"
-  if de.replace then
-    if redis.call("ZREM", k.delayed, owner) == 1 or redis.call("ZREM", groupDelayed, owner) == 1 then
-      deleteJobKeys(k.base .. owner)
-      redis.call("XADD", k.events, "*", "event", "removed", "jobId", owner, "prev", "delayed")
-      -- Roles as bullmq writes them here: jobId is the job that stays (the new one).
-      redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "deduplicated", "jobId", newId,
-        "deduplicationId", de.id, "deduplicatedJobId", owner)
-      redis.call("DEL", k.base .. "dn:" .. de.id)
-      if de.extend and ttl and ttl > 0 then
-        redis.call("SET", dedupKey, newId, "PX", ttl)
-      else
-        redis.call("SET", dedupKey, newId, "KEEPTTL")
-      end
-      return nil
-    end
-    return owner
-  end
-
-  if de.extend and ttl and ttl > 0 then
-    redis.call("SET", dedupKey, owner, "PX", ttl)
-  end
-  redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "deduplicated", "jobId", owner,
-    "deduplicationId", de.id, "deduplicatedJobId", newId)
-  local ownerDelayed = nil
-  if de.reschedule then
-    if redis.call("ZSCORE", k.delayed, owner) then
-      ownerDelayed = k.delayed
-    elseif redis.call("ZSCORE", groupDelayed, owner) then
-      ownerDelayed = groupDelayed
-    end
-  end
-  if ownerDelayed then
-    local dueTs = timestamp + delay
-    redis.call("HSET", k.base .. owner, "delay", delay)
-    redis.call("ZADD", ownerDelayed, delayedScore(ownerDelayed, dueTs), owner)
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "delayed", "jobId", owner, "delay", dueTs)
-    signalNextDelayed(k.marker, k.delayed)
-  end
-  return owner
-end
-
-
--- Stores a new job and puts it where it belongs; shared by addJob (one job) and addFlow (a tree).
---
--- k: the job's queue keys {base, wait, meta, id, delayed, prioritized, pc, marker, events,
---    active, waitingChildren, completed}
--- j: {customId ("" for an automatic id), name, timestamp, data, opts (JSON texts), delay,
---    priority, lifo, fields (flat array of extra hash fields), parentKey?, parent? (JSON text of
---    {id, queueKey, fpof?, cpof?, idof?, rdof?}), asParent? (has children: waits for them),
---    deferParentRelease? (a flow releases parents itself once every node is in),
---    dedup? ({id, ttl?, extend?, replace?, reschedule?}: see deduplicateJob),
---    groupId? (tenant group: the job gets hash field \`gid\` and waits in its group, see groups)}
--- memo (optional): a table kept across the inserts of one call into the same queue. Adding
---    jobs changes neither the queue's meta nor its active list, so the events cap and the
---    paused-or-maxed state are read once per call, not once per job.
--- Returns jobId, outcome (false: stored; "duplicate": the custom id existed; "deduplicated": an
--- owner of the deduplication window was returned instead); or nil, errorCode (-5 parent
--- missing, -7 the job already has another parent).
-
--- A job that already exists joins the requested parent unless another live parent owns it.
-local function attachExistingToParent(k, jobId, jobKey, j, now)
-  local current = redis.call("HGET", jobKey, "parentKey")
-  if current and current ~= j.parentKey and redis.call("EXISTS", current) == 1 then
-    return -7
-  end
-  if redis.call("ZSCORE", k.completed, jobId) then
-    redis.call("HSET", j.parentKey .. ":processed", jobKey, redis.call("HGET", jobKey, "returnvalue") or "null")
-    if not j.deferParentRelease then
-      local parentBase, parentId = parentOfJob(j.parentKey, j.parent)
-      if parentBase then
-        releaseParentIfDone(j.parentKey, parentBase, parentId, now)
+  -- Queue-wide max wins over the worker's; the worker's window duration wins over the queue's.
+  local maxJobs = tonumber(meta[1]) or w.limitMax
+  local duration = w.limitDuration or tonumber(meta[2])
+  -- Two rules, both must pass. bullmq's fixed window (the \`limiter\` counter, shared with bullmq
+  -- workers) and OxMQ's sliding log of start times (\`limiter:log\`), which keeps any \`duration\`
+  -- long stretch to \`max\` starts where a fixed window allows 2·max across its edge.
+  local startLog = k.limiter .. ":log"
+  if maxJobs then
+    local used = tonumber(redis.call("GET", k.limiter) or "0")
+    if used >= maxJobs then
+      local ttl = redis.call("PTTL", k.limiter)
+      if ttl == 0 then
+        redis.call("DEL", k.limiter)
+      elseif ttl > 0 then
+        return {0, 0, ttl, 0}
       end
     end
-  else
-    redis.call("SADD", j.parentKey .. ":dependencies", jobKey)
-  end
-  redis.call("HSET", jobKey, "parentKey", j.parentKey, "parent", j.parent)
-  return 0
-end
-
-local function insertJob(k, j, now, memo)
-  memo = memo or {}
-  if j.parentKey and redis.call("EXISTS", j.parentKey) == 0 then
-    return nil, -5
-  end
-  -- The counter moves on every add, custom ids and duplicates included, as bullmq's does.
-  local counter = redis.call("INCR", k.id)
-  memo.maxEvents = memo.maxEvents or getMaxEvents(k.meta)
-  local maxEvents = memo.maxEvents
-
-  local jobId = j.customId
-  if jobId == "" then
-    jobId = tostring(counter)
-  end
-  local jobKey = k.base .. jobId
-  if j.customId ~= "" and redis.call("EXISTS", jobKey) == 1 then
-    if j.parentKey then
-      local attached = attachExistingToParent(k, jobId, jobKey, j, now)
-      if attached < 0 then
-        if j.deferParentRelease then
-          redis.call("HSET", j.parentKey, "flowAttachmentFailed", 1)
-        end
-        return nil, attached
+    if duration then
+      redis.call("ZREMRANGEBYSCORE", startLog, "-inf", "(" .. (now - duration))
+      if redis.call("ZCARD", startLog) >= maxJobs then
+        local oldest = redis.call("ZRANGE", startLog, 0, 0, "WITHSCORES")
+        return {0, 0, math.max(1, tonumber(oldest[2]) + duration - now + 1), 0}
       end
     end
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "duplicated", "jobId", jobId)
-    return jobId, "duplicate"
   end
 
-  if j.dedup then
-    local owner = deduplicateJob(k, j.dedup, jobId, j.timestamp, j.delay, maxEvents)
-    if owner then
-      return owner, "deduplicated"
+  if pausedOrMaxed then
+    -- The 5th field says the queue holds its jobs back: a bullmq worker freeing a slot of a
+    -- global concurrency writes no marker, so an idle worker must poll rather than wait for one.
+    return {0, 0, 0, 0, 1}
+  end
+
+  -- Grouped and ungrouped work take turns while both have some, so neither starves the other;
+  -- when the preferred side has nothing to hand out, the other side is tried. Without groups in
+  -- the ring no turn is taken, and a stray grouped job in wait is regrouped when popped.
+  local ringKey = Q .. "groups"
+  local groupsFirst = false
+  -- A batch asks once: the ring only gains a group here when a stray is regrouped, which clears
+  -- the flag (see takeUngroupedJob).
+  local mayHaveGroups = not (batch and batch.noGroups)
+  if mayHaveGroups and redis.call("LLEN", ringKey) > 0 then
+    regroupStrays(k, Q)
+    if redis.call("LLEN", k.wait) > 0 or redis.call("ZCARD", k.prioritized) > 0 then
+      groupsFirst = redis.call("INCR", Q .. "groups:turn") % 2 == 0
     end
-    table.insert(j.fields, "deid")
-    table.insert(j.fields, j.dedup.id)
+  elseif batch then
+    batch.noGroups = true
   end
-  if j.groupId then
-    table.insert(j.fields, "gid")
-    table.insert(j.fields, j.groupId)
-    registerGroup(k.base, j.groupId)
-  end
-
-  redis.call("HSET", jobKey, "name", j.name, "data", j.data, "opts", j.opts, "timestamp", j.timestamp,
-    "delay", j.delay, "priority", j.priority)
-  if j.parentKey then
-    redis.call("HSET", jobKey, "parentKey", j.parentKey, "parent", j.parent)
-  end
-  if #j.fields > 0 then
-    redis.call("HSET", jobKey, unpack(j.fields))
-  end
-  redis.call("XADD", k.events, "*", "event", "added", "jobId", jobId, "name", j.name)
-
-  if j.asParent then
-    redis.call("ZADD", k.waitingChildren, j.timestamp, jobId)
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "waiting-children", "jobId", jobId)
-  elseif j.delay > 0 then
-    local dueTs = j.timestamp + j.delay
-    if j.groupId then
-      redis.call("ZADD", k.base .. "group-delayed", delayedScore(k.base .. "group-delayed", dueTs), jobId)
-    else
-      redis.call("ZADD", k.delayed, delayedScore(k.delayed, dueTs), jobId)
+  local jobId, gid, reopenTs, full, flat = nil, nil, 0, false, nil
+  if groupsFirst then
+    jobId, gid, full = takeGroupedJob(Q, now, fits)
+    if not jobId then
+      reopenTs = gid
+      gid = nil
     end
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "delayed", "jobId", jobId, "delay", dueTs)
-    signalNextDelayed(k.marker, k.delayed)
-  else
-    local pushCmd = "LPUSH"
-    if j.lifo then
-      pushCmd = "RPUSH"
+  end
+  if not jobId and not full then
+    jobId, full, flat = takeUngroupedJob(k, Q, fits, batch)
+  end
+  if not jobId and not groupsFirst and not full then
+    jobId, gid, full = takeGroupedJob(Q, now, fits)
+    if not jobId then
+      reopenTs = gid
+      gid = nil
     end
-    if memo.pausedOrMaxed == nil then
-      memo.pausedOrMaxed = isPausedOrMaxed(k.meta, k.active)
-    end
-    enqueueReadyJob(k.wait, k.prioritized, k.pc, k.marker, jobId, j.priority, pushCmd,
-      memo.pausedOrMaxed, j.groupId or false)
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "waiting", "jobId", jobId)
   end
-
-  if j.parentKey then
-    redis.call("SADD", j.parentKey .. ":dependencies", jobKey)
+  if full then
+    return {0, 0, 0, 0}
   end
-  return jobId, false
-end
-
--- The key table of a queue from a script's KEYS, in addJobKeys order (engine/backend/redis/
--- add-job.ts: wait, meta, id, delayed, prioritized, pc, marker, events, active,
--- waiting-children, completed) starting at KEYS[first].
-local function queueKeysFromKeys(base, first)
-  local names = {"wait", "meta", "id", "delayed", "prioritized", "pc", "marker", "events", "active",
-    "waitingChildren", "completed"}
-  local k = {base = base}
-  for i, name in ipairs(names) do
-    k[name] = KEYS[first + i - 1]
-  end
-  return k
-end
-
--- The key table of a queue, from its base key (with the trailing colon).
-local function queueKeysFromBase(base)
-  return {base = base, wait = base .. "wait", meta = base .. "meta", id = base .. "id",
-    delayed = base .. "delayed", prioritized = base .. "prioritized", pc = base .. "pc",
-    marker = base .. "marker", events = base .. "events", active = base .. "active",
-    waitingChildren = base .. "waiting-children", completed = base .. "completed"}
-end
-
-local now = tonumber(ARGV[2])
-local replies = {}
--- What insertJob reads once per call, by queue (see its memo).
-local memos = {}
-for i, job in ipairs(cjson.decode(ARGV[1])) do
-  memos[job.base] = memos[job.base] or {}
-  local jobId, outcome = insertJob(queueKeysFromKeys(job.base, 1), job, now, memos[job.base])
   if not jobId then
-    replies[i] = outcome
-  elseif outcome == "duplicate" then
-    replies[i] = {jobId, 1}
-  elseif outcome == "deduplicated" then
-    replies[i] = {jobId, 2}
-  else
-    replies[i] = {jobId, 0}
+    local wakeTs = nextDelayedDueTs(k.delayed)
+    if reopenTs > 0 then
+      -- A rate-limited group reopens: wake this worker, and any blocked one, by then. This is a
+      -- wake-up time, not a rate limit: the queue's other work is not held back meanwhile.
+      if wakeTs == 0 or reopenTs < wakeTs then
+        wakeTs = reopenTs
+      end
+      signalWakeBy(k.marker, reopenTs)
+    end
+    return {0, 0, 0, wakeTs}
   end
+
+  local jobKey = Q .. jobId
+  -- The hash is read before this fetch's writes (the reply gets them applied to the copy): it
+  -- answers the checks below and gives attemptsStarted, so one HSET writes all of the start.
+  if not flat then
+    flat = redis.call("HGETALL", jobKey)
+  end
+  local hasDeferredFailure = flatField(flat, "defa") ~= nil
+  if maxJobs and not hasDeferredFailure then
+    -- Fixed window: the first start in a window opens it for \`duration\` ms.
+    if redis.call("INCR", k.limiter) == 1 and duration then
+      redis.call("PEXPIRE", k.limiter, math.floor(math.abs(duration)))
+    end
+    if duration then
+      redis.call("ZADD", startLog, now, now .. ":" .. jobId)
+      redis.call("PEXPIRE", startLog, math.floor(math.abs(duration)) + 1)
+    end
+  end
+  if w.token ~= "0" then
+    redis.call("SET", jobKey .. ":lock", w.token, "PX", w.lockDuration)
+  end
+  redis.call("XADD", k.events, "*", "event", "active", "jobId", jobId, "prev", "waiting")
+  -- attemptsStarted goes up by one, as HINCRBY would leave it.
+  local attemptsStarted = tostring((tonumber(flatField(flat, "ats")) or 0) + 1)
+  if w.name then
+    redis.call("HSET", jobKey, "processedOn", now, "ats", attemptsStarted, "pb", w.name)
+  else
+    redis.call("HSET", jobKey, "processedOn", now, "ats", attemptsStarted)
+  end
+  -- The marker this worker consumed may have stood for more jobs: let the next idle worker try.
+  if not batch then
+    redis.call("ZADD", k.marker, 0, "0")
+  end
+  setFlatField(flat, "processedOn", string.format("%.0f", now))
+  if w.name then
+    setFlatField(flat, "pb", w.name)
+  end
+  setFlatField(flat, "ats", attemptsStarted)
+  return {flat, jobId, 0, 0}
 end
-return replies
 `,
-  },
-  addJobScheduler: {
-    name: 'addJobScheduler',
-    numberOfKeys: 12,
-    keys: [
-      'repeat',
-      'wait',
-      'meta',
-      'id',
-      'delayed',
-      'prioritized',
-      'pc',
-      'marker',
-      'events',
-      'active',
-      'waitingChildren',
-      'completed',
-    ],
-    lua: `--[[
-  Creates or replaces a job scheduler (Queue.upsertJobScheduler): rewrites \`Q repeat:<id>\`
-  (keeping its iteration count \`ic\`), sets its score in \`Q repeat\`, and makes sure exactly one
-  iteration is pending. A still pending iteration (delayed, prioritized or waiting) is replaced;
-  for an unchanged every-schedule the replacement keeps its slot. An iteration that already
-  started is left alone and the new one takes the next slot.
+  finishActiveJob: `--- @include "leaveActive"
+--- @include "onChildFinished"
+--- @include "collectMetrics"
+--- @include "groups"
+--- @include "removeJobDetached"
+-- The per-job part of finishing an active job (completed or failed for good), shared by
+-- moveToFinished (one job) and moveToFinishedBatch (many): lock and state checks, the outcome
+-- fields, leaving active (and its group), the deduplication window, the parent, attemptsMade,
+-- the finished set (or deletion), the events and metrics. Trimming the finished set, the
+-- events stream and the drained / marker checks are once per call, so the callers do them.
+-- f: {jobId, token, now, target ("completed" | "failed"), field ("returnvalue" |
+--     "failedReason"), value, fieldsJson, keepCount, attempts, metricsKey?, metricsMax?}
+-- k: {active, stalled, events, finished}
+-- Returns 0 or a negative error code (see moveToFinished-13.lua).
+local function finishActiveJob(k, Q, f)
+  local jobKey = Q .. f.jobId
+  -- A missing job passes these two checks (empty keys) and is refused by leaveActive with -1.
+  -- Empty sets do not exist in Redis: one EXISTS over both keys clears the usual case (a job
+  -- that is no flow parent) in one command instead of two.
+  if f.target == "completed"
+      and redis.call("EXISTS", jobKey .. ":dependencies", jobKey .. ":unsuccessful") ~= 0 then
+    if redis.call("SCARD", jobKey .. ":dependencies") ~= 0 then
+      return -4
+    end
+    if redis.call("ZCARD", jobKey .. ":unsuccessful") ~= 0 then
+      return -9
+    end
+  end
 
-  KEYS[1] repeat   KEYS[4]  id         KEYS[7]  pc       KEYS[10] active
-  KEYS[2] wait     KEYS[5]  delayed    KEYS[8]  marker   KEYS[11] waiting-children
-  KEYS[3] meta     KEYS[6]  prioritized KEYS[9] events   KEYS[12] completed
+  -- One read for everything below: whether the job exists (every job hash has a timestamp;
+  -- a hash without one is checked the long way), its attempts made and its links. It comes
+  -- before leaveActive writes f.fieldsJson, which must therefore never carry these fields
+  -- (callers send failedReason and stacktrace only).
+  local job = redis.call("HMGET", jobKey, "timestamp", "atm", "gid", "deid", "parentKey", "parent")
+  local left = leaveActive(jobKey, k.active, k.stalled, f.jobId, f.token, f.fieldsJson, job[1] ~= false)
+  if left < 0 then
+    return left
+  end
+  -- A grouped job frees its group slot (waking idle workers when the group was full).
+  if job[3] then
+    leaveGroupActive(Q, job[3], f.jobId)
+  end
 
-  ARGV[1] JSON {base (Q), id (scheduler id), nextMillis (cron: computed by the client; absent
-          for every), scheduler {name, every?, pattern?, tz?, limit?, startDate?, endDate?,
-          offset?}, data (template data JSON text), templateOpts (table, short keys),
-          jobOpts (the iteration's opts table, short keys; jobId and delay are set here),
-          require? ("running": the scheduler must exist and not be paused; "paused": it must
-          exist and be paused; OxMQ's edit and resume, so neither brings back a scheduler that
-          was removed meanwhile)}
-  ARGV[2] now (ms)
+  -- A simple (no TTL) deduplication window closes when its owner finishes.
+  local dedupId = job[4]
+  if dedupId then
+    local dedupKey = Q .. "de:" .. dedupId
+    if redis.call("PTTL", dedupKey) == -1 and redis.call("GET", dedupKey) == f.jobId then
+      redis.call("DEL", dedupKey)
+    end
+  end
 
-  The rewrite drops OxMQ's pause fields (\`oxmq.pausedAt\`, \`oxmq.nextCount\`): any upsert, ours or
-  bullmq's, leaves the scheduler running.
+  -- Before the job may be deleted below: its parent needs its key, result and flags.
+  local links = {job[5], job[6]}
+  onChildFinished(jobKey, f.target, f.value, f.now, links)
 
-  Returns {jobId, delay}, or -10 (cron: the iteration's id is taken by another job), -11
-  (every: 32 consecutive slots are taken), -12 (require given: no such scheduler) or -13
-  (require given: the scheduler is paused, or not paused, against it).
-]]
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
+  -- attemptsMade goes up by one: written with the outcome below (what HINCRBY would leave),
+  -- or not at all when the job is deleted.
+  local attemptsMade = (tonumber(job[2]) or 0) + 1
+  if f.keepCount == 0 then
+    deleteFinishedJobDetached(Q, f.jobId, links)
+  else
+    redis.call("ZADD", k.finished, f.now, f.jobId)
+    redis.call("HSET", jobKey, f.field, f.value, "finishedOn", f.now, "atm", attemptsMade)
+    if f.target == "failed" then
+      redis.call("HDEL", jobKey, "defa")
+    end
+  end
+
+  redis.call("XADD", k.events, "*", "event", f.target, "jobId", f.jobId, f.field, f.value, "prev", "active")
+  if f.target == "failed" and attemptsMade >= f.attempts then
+    redis.call("XADD", k.events, "*", "event", "retries-exhausted", "jobId", f.jobId, "attemptsMade", attemptsMade)
+  end
+  if f.metricsKey then
+    collectMetrics(f.metricsKey, f.metricsKey .. ":data", f.metricsMax, f.now)
+  end
+  return 0
+end
+`,
+  getMaxEvents: `-- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
 -- because bullmq readers and writers expect the field to exist once a queue is used).
 local function getMaxEvents(metaKey)
   local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
@@ -2450,108 +744,10 @@ local function getMaxEvents(metaKey)
   end
   return maxEvents
 end
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
-
-
-
+`,
+  groups: `--- @include "isPausedOrMaxed"
+--- @include "markers"
+--- @include "scores"
 -- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
 --   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
 --                                 the fetch pops the tail
@@ -2791,181 +987,14 @@ local function deleteGroupKeys(Q, gid)
   redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
     groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
 end
-
--- Puts a job that is ready to run where workers look for it: a grouped job (hash field \`gid\`)
--- into its group's line, else the wait list for priority 0 (pushCmd LPUSH = back of the line,
--- RPUSH = front), else the prioritized set. waitKey is Q .. "wait".
--- knownGid: the job's group when the caller just wrote the hash (false: none); nil reads it.
-local function enqueueReadyJob(waitKey, prioritizedKey, pcKey, markerKey, jobId, priority, pushCmd, pausedOrMaxed, knownGid)
-  local Q = baseOfKey(waitKey, "wait")
-  local gid = knownGid
-  if gid == nil then
-    gid = redis.call("HGET", Q .. jobId, "gid")
-  end
-  if gid then
-    pushGroupedJob(Q, gid, jobId, pushCmd)
-    if not isGroupPaused(Q, gid) then
-      signalJobsReady(markerKey, pausedOrMaxed)
-    end
-    return
-  end
-  if priority > 0 then
-    redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
-  else
-    redis.call(pushCmd, waitKey, jobId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-end
-
--- Splits a full job key "<prefix>:<queue>:<jobId>" on its last colon into the queue base key
--- (with the trailing colon) and the job id. Returns nil for a key without a colon.
-local function splitJobKey(fullKey)
-  local base, jobId = string.match(fullKey, "^(.*:)([^:]*)$")
-  return base, jobId
-end
-
--- The parent's queue base key (with the trailing colon) and id: from the \`parent\` JSON when it
--- is readable, else by splitting \`parentKey\`.
-local function parentOfJob(parentKey, parentJson)
-  if parentJson then
-    local ok, parent = pcall(cjson.decode, parentJson)
-    if ok and type(parent) == "table" and type(parent.queueKey) == "string"
-        and parent.id ~= nil then
-      return parent.queueKey .. ":", tostring(parent.id)
-    end
-  end
-  return splitJobKey(parentKey)
-end
-
-
-
-
-
--- Moves a parent whose children are done out of waiting-children of its own queue (parentBase,
--- with the trailing colon): to delayed when it has a delay (due now + delay), else to the front
--- of wait (priority 0) or into prioritized; a grouped parent to Q group-delayed or the front of
--- its group's line. Events go to the parent queue's stream.
-local function releaseParent(parentBase, parentId, now)
-  local parentKey = parentBase .. parentId
-  local fields = redis.call("HMGET", parentKey, "delay", "priority", "gid")
-  local delay = tonumber(fields[1]) or 0
-  local priority = tonumber(fields[2]) or 0
-  local gid = fields[3]
-  local eventsKey = parentBase .. "events"
-  local markerKey = parentBase .. "marker"
-  if delay > 0 then
-    local dueTs = now + delay
-    local delayedKey = parentBase .. "delayed"
-    if gid then
-      redis.call("ZADD", parentBase .. "group-delayed", dueTs * 4096, parentId)
-    else
-      redis.call("ZADD", delayedKey, dueTs * 4096, parentId)
-    end
-    redis.call("XADD", eventsKey, "*", "event", "delayed", "jobId", parentId, "delay", dueTs)
-    signalNextDelayed(markerKey, delayedKey)
-    return
-  end
-  local pausedOrMaxed = isPausedOrMaxed(parentBase .. "meta", parentBase .. "active")
-  if gid then
-    pushGroupedJob(parentBase, gid, parentId, "RPUSH")
-  elseif priority > 0 then
-    redis.call("ZADD", parentBase .. "prioritized", priorityScore(parentBase .. "pc", priority), parentId)
-  else
-    -- RPUSH: the front of the line, ahead of jobs that were already waiting.
-    redis.call("RPUSH", parentBase .. "wait", parentId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-  redis.call("XADD", eventsKey, "*", "event", "waiting", "jobId", parentId, "prev", "waiting-children")
-end
-
--- Releases the parent if it has no pending children and is still waiting for them.
-local function releaseParentIfDone(parentKey, parentBase, parentId, now)
-  if redis.call("SCARD", parentKey .. ":dependencies") == 0 and redis.call("EXISTS", parentKey) == 1
-      and redis.call("ZREM", parentBase .. "waiting-children", parentId) == 1 then
-    releaseParent(parentBase, parentId, now)
-  end
-end
-
--- Deletes a job hash and every key that hangs off it.
-local function deleteJobKeys(jobKey)
-  redis.call("DEL", jobKey, jobKey .. ":logs", jobKey .. ":dependencies", jobKey .. ":processed",
-    jobKey .. ":failed", jobKey .. ":unsuccessful", jobKey .. ":lock")
-end
-
-
-
--- Deduplication (bullmq's \`de\` option) for an incoming job \`newId\` of queue keys \`k\`.
--- The key \`Q de:<id>\` holds the id of the job that owns the window. Modes:
---   simple (no ttl): the window lasts until the owner finishes or is removed;
---   throttle (ttl): the window expires after ttl ms;
---   extend (with ttl): each duplicate restarts the ttl;
---   replace (debounce, usually with a delay): a duplicate replaces the owner while the owner is
---     still delayed (the newest data wins); once the owner left delayed the duplicate is dropped;
---   reschedule: a duplicate moves a still-delayed owner to its own due time.
--- Returns nil when the new job goes ahead (the key now names it), or the owner's id when the new
--- job is a duplicate and must not be stored.
-local function deduplicateJob(k, de, newId, timestamp, delay, maxEvents)
-  local dedupKey = k.base .. "de:" .. de.id
-  local ttl = tonumber(de.ttl)
-  local owner = redis.call("GET", dedupKey)
-  -- A window without expiry whose owner vanished (e.g. deleted by hand) is stale.
-  if owner and redis.call("PTTL", dedupKey) == -1 and redis.call("EXISTS", k.base .. owner) == 0 then
-    redis.call("DEL", dedupKey, k.base .. "dn:" .. de.id)
-    owner = nil
-  end
-  if not owner then
-    if ttl and ttl > 0 then
-      redis.call("SET", dedupKey, newId, "PX", ttl)
-    else
-      redis.call("SET", dedupKey, newId)
-    end
-    return nil
-  end
-
-  -- A grouped owner waits in Q group-delayed instead of Q delayed.
-  local groupDelayed = k.base .. "group-delayed"
-  if de.replace then
-    if redis.call("ZREM", k.delayed, owner) == 1 or redis.call("ZREM", groupDelayed, owner) == 1 then
-      deleteJobKeys(k.base .. owner)
-      redis.call("XADD", k.events, "*", "event", "removed", "jobId", owner, "prev", "delayed")
-      -- Roles as bullmq writes them here: jobId is the job that stays (the new one).
-      redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "deduplicated", "jobId", newId,
-        "deduplicationId", de.id, "deduplicatedJobId", owner)
-      redis.call("DEL", k.base .. "dn:" .. de.id)
-      if de.extend and ttl and ttl > 0 then
-        redis.call("SET", dedupKey, newId, "PX", ttl)
-      else
-        redis.call("SET", dedupKey, newId, "KEEPTTL")
-      end
-      return nil
-    end
-    return owner
-  end
-
-  if de.extend and ttl and ttl > 0 then
-    redis.call("SET", dedupKey, owner, "PX", ttl)
-  end
-  redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "deduplicated", "jobId", owner,
-    "deduplicationId", de.id, "deduplicatedJobId", newId)
-  local ownerDelayed = nil
-  if de.reschedule then
-    if redis.call("ZSCORE", k.delayed, owner) then
-      ownerDelayed = k.delayed
-    elseif redis.call("ZSCORE", groupDelayed, owner) then
-      ownerDelayed = groupDelayed
-    end
-  end
-  if ownerDelayed then
-    local dueTs = timestamp + delay
-    redis.call("HSET", k.base .. owner, "delay", delay)
-    redis.call("ZADD", ownerDelayed, delayedScore(ownerDelayed, dueTs), owner)
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "delayed", "jobId", owner, "delay", dueTs)
-    signalNextDelayed(k.marker, k.delayed)
-  end
-  return owner
-end
-
-
+`,
+  insertJob: `--- @include "getMaxEvents"
+--- @include "isPausedOrMaxed"
+--- @include "enqueueReadyJob"
+--- @include "parentOfJob"
+--- @include "releaseParent"
+--- @include "deduplicateJob"
+--- @include "groups"
 -- Stores a new job and puts it where it belongs; shared by addJob (one job) and addFlow (a tree).
 --
 -- k: the job's queue keys {base, wait, meta, id, delayed, prioritized, pc, marker, events,
@@ -3108,9 +1137,377 @@ local function queueKeysFromBase(base)
     marker = base .. "marker", events = base .. "events", active = base .. "active",
     waitingChildren = base .. "waiting-children", completed = base .. "completed"}
 end
+`,
+  isPausedOrMaxed: `-- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
+-- the active list already holds that many jobs. In that state no "jobs available" marker is
+-- written and no job is handed out.
+local function isPausedOrMaxed(metaKey, activeKey)
+  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
+  if meta[1] then
+    return true
+  end
+  local concurrency = tonumber(meta[2])
+  if concurrency then
+    return redis.call("LLEN", activeKey) >= concurrency
+  end
+  return false
+end
 
+-- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
+local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
+  if paused then
+    return true
+  end
+  local concurrency = tonumber(concurrencyField)
+  if concurrency then
+    return redis.call("LLEN", activeKey) >= concurrency
+  end
+  return false
+end
+`,
+  leaveActive: `--- @include "releaseJobLock"
+-- The common first step of every move out of \`active\` by the worker that ran the job: the job
+-- must exist and be locked by \`token\`; then the outcome's fields are written and the id leaves
+-- the active list. Returns 0, or -1 (job missing), -2 / -6 (lock), -3 (not active).
+-- knownToExist: true when the caller already read the job hash and found it.
+local function leaveActive(jobKey, activeKey, stalledKey, jobId, token, fieldsJson, knownToExist)
+  if not knownToExist and redis.call("EXISTS", jobKey) == 0 then
+    return -1
+  end
+  local lockResult = releaseJobLock(jobKey, stalledKey, token, jobId)
+  if lockResult < 0 then
+    return lockResult
+  end
+  -- "[]" (nothing to write) is what every completion sends: not worth a JSON decode per job.
+  if fieldsJson ~= "[]" then
+    local fields = cjson.decode(fieldsJson)
+    if #fields > 0 then
+      redis.call("HSET", jobKey, unpack(fields))
+    end
+  end
+  if redis.call("LREM", activeKey, -1, jobId) == 0 then
+    return -3
+  end
+  return 0
+end
+`,
+  markers: `-- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
+-- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
+-- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
+local function signalJobsReady(markerKey, pausedOrMaxed)
+  if not pausedOrMaxed then
+    redis.call("ZADD", markerKey, 0, "0")
+  end
+end
 
+-- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
+-- delayedKey is always Q .. "delayed".
+local function earliestDelayedScore(delayedKey)
+  local best = nil
+  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
+    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
+    if earliest[2] then
+      local score = tonumber(earliest[2])
+      if not best or score < best then
+        best = score
+      end
+    end
+  end
+  return best
+end
 
+local function signalNextDelayed(markerKey, delayedKey)
+  local earliest = earliestDelayedScore(delayedKey)
+  if earliest then
+    redis.call("ZADD", markerKey, earliest / 4096, "1")
+  end
+end
+
+-- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
+local function nextDelayedDueTs(delayedKey)
+  local earliest = earliestDelayedScore(delayedKey)
+  if earliest then
+    return math.floor(earliest / 4096)
+  end
+  return 0
+end
+
+-- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
+local function signalWakeBy(markerKey, dueTs)
+  local current = redis.call("ZSCORE", markerKey, "1")
+  if not current or tonumber(current) > dueTs then
+    redis.call("ZADD", markerKey, dueTs, "1")
+  end
+end
+`,
+  onChildFinished: `--- @include "parentOfJob"
+--- @include "releaseParent"
+-- What a child's final outcome does to its parent (nothing for a job without one).
+-- completed: the return value lands in <parent>:processed; the parent runs once nothing is pending.
+-- failed (final failure only), by the flag in the child's \`parent\` JSON:
+--   fpof: recorded in <parent>:unsuccessful; the parent gets a deferred failure (\`defa\`) and is
+--         moved to wait so that a worker fails it without running its processor;
+--   cpof: the failure lands in <parent>:failed and the parent runs now, pending children or not;
+--   idof: the failure lands in <parent>:failed; the parent runs once nothing is pending;
+--   rdof: the child is dropped from the dependencies; the parent runs once nothing is pending;
+--   none: the child stays pending, so the parent keeps waiting.
+-- \`known\` (optional): the job's {parentKey, parent} fields when the caller already read them.
+local function onChildFinished(jobKey, outcome, value, now, known)
+  local fields = known or redis.call("HMGET", jobKey, "parentKey", "parent")
+  local parentKey = fields[1]
+  if not parentKey then
+    return
+  end
+  local parentBase, parentId = parentOfJob(parentKey, fields[2])
+  if not parentBase then
+    return
+  end
+  local dependenciesKey = parentKey .. ":dependencies"
+
+  if outcome == "completed" then
+    if redis.call("SREM", dependenciesKey, jobKey) == 1 then
+      redis.call("HSET", parentKey .. ":processed", jobKey, value)
+      releaseParentIfDone(parentKey, parentBase, parentId, now)
+    end
+    return
+  end
+
+  local flags = {}
+  if fields[2] then
+    local ok, parent = pcall(cjson.decode, fields[2])
+    if ok and type(parent) == "table" then
+      flags = parent
+    end
+  end
+  if flags.fpof then
+    if redis.call("SREM", dependenciesKey, jobKey) == 1 then
+      redis.call("ZADD", parentKey .. ":unsuccessful", now, jobKey)
+    end
+    if redis.call("EXISTS", parentKey) == 0 then
+      return
+    end
+    local reason = "child " .. jobKey .. " failed"
+    local released = redis.call("ZREM", parentBase .. "waiting-children", parentId) == 1
+    if not released and (redis.call("ZREM", parentBase .. "delayed", parentId) == 1
+        or redis.call("ZREM", parentBase .. "group-delayed", parentId) == 1) then
+      redis.call("HSET", parentKey, "delay", 0)
+      released = true
+    end
+    if released then
+      redis.call("HSET", parentKey, "defa", reason)
+      -- Straight to wait (not delayed again): the worker that fetches it fails it at once.
+      redis.call("HSET", parentKey, "delay", 0)
+      releaseParent(parentBase, parentId, now)
+    elseif not redis.call("ZSCORE", parentBase .. "failed", parentId) then
+      redis.call("HSET", parentKey, "defa", reason)
+    end
+  elseif flags.cpof then
+    redis.call("SREM", dependenciesKey, jobKey)
+    redis.call("HSET", parentKey .. ":failed", jobKey, value)
+    if redis.call("EXISTS", parentKey) == 1 and redis.call("ZREM", parentBase .. "waiting-children", parentId) == 1 then
+      releaseParent(parentBase, parentId, now)
+    end
+  elseif flags.idof then
+    if redis.call("SREM", dependenciesKey, jobKey) == 1 then
+      redis.call("HSET", parentKey .. ":failed", jobKey, value)
+      releaseParentIfDone(parentKey, parentBase, parentId, now)
+    end
+  elseif flags.rdof then
+    if redis.call("SREM", dependenciesKey, jobKey) == 1 then
+      releaseParentIfDone(parentKey, parentBase, parentId, now)
+    end
+  end
+end
+`,
+  parentOfJob: `--- @include "splitJobKey"
+-- The parent's queue base key (with the trailing colon) and id: from the \`parent\` JSON when it
+-- is readable, else by splitting \`parentKey\`.
+local function parentOfJob(parentKey, parentJson)
+  if parentJson then
+    local ok, parent = pcall(cjson.decode, parentJson)
+    if ok and type(parent) == "table" and type(parent.queueKey) == "string"
+        and parent.id ~= nil then
+      return parent.queueKey .. ":", tostring(parent.id)
+    end
+  end
+  return splitJobKey(parentKey)
+end
+`,
+  promoteDueDelayedJobs: `--- @include "enqueueReadyJob"
+--- @include "groups"
+-- Moves delayed jobs whose due time has come (at most 1000 per call) to wait or prioritized, and
+-- due grouped delayed jobs (Q group-delayed, at most 1000 more) to their groups' lines.
+local function promoteDueDelayedJobs(delayedKey, waitKey, prioritizedKey, pcKey, eventsKey, markerKey, Q, now, pausedOrMaxed)
+  local due = redis.call("ZRANGEBYSCORE", delayedKey, 0, (now + 1) * 4096 - 1, "LIMIT", 0, 1000)
+  for _, jobId in ipairs(due) do
+    redis.call("ZREM", delayedKey, jobId)
+    local jobKey = Q .. jobId
+    local fields = redis.call("HMGET", jobKey, "priority", "gid")
+    local priority = tonumber(fields[1]) or 0
+    if fields[2] then
+      -- A grouped job a bullmq script delayed: it goes back to its group.
+      pushGroupedJob(Q, fields[2], jobId, "LPUSH")
+    elseif priority > 0 then
+      redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
+    else
+      redis.call("LPUSH", waitKey, jobId)
+    end
+    redis.call("XADD", eventsKey, "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
+    redis.call("HSET", jobKey, "delay", 0)
+  end
+  if #due + promoteDueGroupedJobs(Q, now, 1000) > 0 then
+    signalJobsReady(markerKey, pausedOrMaxed)
+  end
+end
+`,
+  releaseJobLock: `-- Drops the lock a worker holds on a job. Token "0" means the caller never took a lock.
+-- Returns 0 on success, -6 when another token owns the lock, -2 when the lock is gone.
+local function releaseJobLock(jobKey, stalledKey, token, jobId)
+  if token == "0" then
+    return 0
+  end
+  local lockKey = jobKey .. ":lock"
+  local owner = redis.call("GET", lockKey)
+  if owner == token then
+    redis.call("DEL", lockKey)
+    redis.call("SREM", stalledKey, jobId)
+    return 0
+  end
+  if owner then
+    return -6
+  end
+  return -2
+end
+`,
+  releaseParent: `--- @include "isPausedOrMaxed"
+--- @include "markers"
+--- @include "scores"
+--- @include "groups"
+-- Moves a parent whose children are done out of waiting-children of its own queue (parentBase,
+-- with the trailing colon): to delayed when it has a delay (due now + delay), else to the front
+-- of wait (priority 0) or into prioritized; a grouped parent to Q group-delayed or the front of
+-- its group's line. Events go to the parent queue's stream.
+local function releaseParent(parentBase, parentId, now)
+  local parentKey = parentBase .. parentId
+  local fields = redis.call("HMGET", parentKey, "delay", "priority", "gid")
+  local delay = tonumber(fields[1]) or 0
+  local priority = tonumber(fields[2]) or 0
+  local gid = fields[3]
+  local eventsKey = parentBase .. "events"
+  local markerKey = parentBase .. "marker"
+  if delay > 0 then
+    local dueTs = now + delay
+    local delayedKey = parentBase .. "delayed"
+    if gid then
+      redis.call("ZADD", parentBase .. "group-delayed", dueTs * 4096, parentId)
+    else
+      redis.call("ZADD", delayedKey, dueTs * 4096, parentId)
+    end
+    redis.call("XADD", eventsKey, "*", "event", "delayed", "jobId", parentId, "delay", dueTs)
+    signalNextDelayed(markerKey, delayedKey)
+    return
+  end
+  local pausedOrMaxed = isPausedOrMaxed(parentBase .. "meta", parentBase .. "active")
+  if gid then
+    pushGroupedJob(parentBase, gid, parentId, "RPUSH")
+  elseif priority > 0 then
+    redis.call("ZADD", parentBase .. "prioritized", priorityScore(parentBase .. "pc", priority), parentId)
+  else
+    -- RPUSH: the front of the line, ahead of jobs that were already waiting.
+    redis.call("RPUSH", parentBase .. "wait", parentId)
+  end
+  signalJobsReady(markerKey, pausedOrMaxed)
+  redis.call("XADD", eventsKey, "*", "event", "waiting", "jobId", parentId, "prev", "waiting-children")
+end
+
+-- Releases the parent if it has no pending children and is still waiting for them.
+local function releaseParentIfDone(parentKey, parentBase, parentId, now)
+  if redis.call("SCARD", parentKey .. ":dependencies") == 0 and redis.call("EXISTS", parentKey) == 1
+      and redis.call("ZREM", parentBase .. "waiting-children", parentId) == 1 then
+    releaseParent(parentBase, parentId, now)
+  end
+end
+`,
+  removeJobDetached: `--- @include "deleteJobKeys"
+--- @include "removeJobWithDedup"
+--- @include "parentOfJob"
+--- @include "getMaxEvents"
+--- @include "isPausedOrMaxed"
+--- @include "markers"
+--- @include "groups"
+-- Removing a job that is a flow child: the job leaves its parent's pending dependencies first.
+-- A parent left with no pending dependency while it waits for children is either released to
+-- the front of its queue's wait list (its group's line for a grouped parent; ignoring its priority and delay, as bullmq's removal does)
+-- or, in "hard" mode (drain, clean, obliterate) when it lives in the same queue as the removed
+-- job, removed as well, with the same rule applied to its own parent.
+-- A released parent is always announced (\`waiting\`, prev=waiting-children) on its queue's
+-- events and woken with a marker unless that queue is paused or maxed. bullmq 6.7.0 skips the
+-- event when releasing a cross-queue parent in hard mode; emitting it keeps QueueEvents
+-- listeners of the parent queue informed and bullmq readers accept it.
+-- Parent keys come from the job hash (\`parentKey\`, \`parent\` JSON), not from KEYS: on a cluster
+-- every queue of a flow must share one hash slot (a shared hash-tagged prefix).
+
+local function releaseParentToWait(parentBase, parentId)
+  local gid = redis.call("HGET", parentBase .. parentId, "gid")
+  if gid then
+    pushGroupedJob(parentBase, gid, parentId, "RPUSH")
+  else
+    redis.call("RPUSH", parentBase .. "wait", parentId)
+  end
+  signalJobsReady(parentBase .. "marker",
+    isPausedOrMaxed(parentBase .. "meta", parentBase .. "active"))
+  redis.call("XADD", parentBase .. "events", "MAXLEN", "~", getMaxEvents(parentBase .. "meta"),
+    "*", "event", "waiting", "jobId", parentId, "prev", "waiting-children")
+end
+
+-- Takes the job (Q .. jobId, not yet deleted) out of its parent's pending dependencies. Returns
+-- the parent's base and id when that parent must be hard-removed by the caller, else nil (no
+-- parent, still pending children, not waiting for children, or released to wait).
+-- known: the job's {parentKey, parent} fields when the caller already read them.
+local function detachFromParent(Q, jobId, hard, known)
+  local jobKey = Q .. jobId
+  local fields = known or redis.call("HMGET", jobKey, "parentKey", "parent")
+  local parentKey = fields[1]
+  if not parentKey then
+    return nil
+  end
+  local dependenciesKey = parentKey .. ":dependencies"
+  if redis.call("SREM", dependenciesKey, jobKey) == 0
+      or redis.call("SCARD", dependenciesKey) > 0 then
+    return nil
+  end
+  local parentBase, parentId = parentOfJob(parentKey, fields[2])
+  if not parentBase or redis.call("EXISTS", parentKey) == 0
+      or redis.call("ZREM", parentBase .. "waiting-children", parentId) == 0 then
+    return nil
+  end
+  if hard and parentBase == Q then
+    return parentBase, parentId
+  end
+  releaseParentToWait(parentBase, parentId)
+  return nil
+end
+
+-- Detaches the job from its parent, then deletes it with its deduplication key (when owned).
+-- hard: true for drain, clean and obliterate; false for removeJob.
+local function removeJobDetached(Q, jobId, hard)
+  local base, id = Q, jobId
+  while base do
+    local parentBase, parentId = detachFromParent(base, id, hard)
+    removeJobWithDedup(base, id)
+    base, id = parentBase, parentId
+  end
+end
+
+-- For removeOnComplete / removeOnFail: detaches the job from its parent (never hard), then
+-- deletes its keys; deduplication keys are left alone, as bullmq's finished-job trimming does.
+local function deleteFinishedJobDetached(Q, jobId, known)
+  detachFromParent(Q, jobId, false, known)
+  deleteJobKeys(Q .. jobId)
+end
+`,
+  removeJobWithDedup: `--- @include "deleteJobKeys"
+--- @include "groups"
 -- Deletes a job's keys, and first its deduplication key (plus the "dedup next" proto-job) when
 -- that key still points at this job, so the next add with the same deduplication id is not
 -- swallowed by a job that no longer exists. A grouped job also leaves its group's active set
@@ -3132,60 +1529,49 @@ local function removeJobWithDedup(Q, jobId)
   end
   deleteJobKeys(jobKey)
 end
-
--- Timing of job schedulers (bullmq 6 semantics, our own arithmetic). Millis are whole ms.
-
--- The text form of a millis value in ids and keys: "repeat:<schedulerId>:<millis>".
-local function millisText(ms)
-  return string.format("%d", ms)
-end
-
-local function schedulerIterationId(schedulerId, millis)
-  return "repeat:" .. schedulerId .. ":" .. millisText(millis)
-end
-
--- The offset an every-schedule keeps: the given one, or where \`millis\` falls in its interval.
-local function everyOffset(millis, every, offset)
-  if offset and offset > 0 then
-    return offset
+`,
+  returnChildToParent: `-- A finished child that is retried (job.retry, Queue.retryJobs) becomes pending again in its
+-- live parent: it leaves the record its outcome left there (\`:processed\` for a completed child;
+-- \`:unsuccessful\` or \`:failed\` for a failed one) and rejoins \`:dependencies\` (docs/redis-keys.md). A child
+-- that left no record (still pending, or dropped by removeDependencyOnFailure) is left alone,
+-- and the parent is never moved back into waiting-children: one that was already released runs
+-- (or ran) without it, as bullmq's does.
+local function returnChildToParent(jobKey, finishedState)
+  local parentKey = redis.call("HGET", jobKey, "parentKey")
+  if not parentKey or redis.call("EXISTS", parentKey) == 0 then
+    return
   end
-  return millis % every
-end
-
--- The first run of a new (or re-timed) every-schedule: at startDate (never in the past), else on
--- the next k * every + offset slot when an offset is given, else now.
-local function firstEverySlot(every, now, offset, startDate)
-  local millis
-  if startDate then
-    millis = math.max(startDate, now)
-  elseif offset and offset > 0 then
-    millis = math.floor(now / every) * every + offset
-    if millis <= now then
-      millis = millis + every
-    end
+  local recorded
+  if finishedState == "failed" then
+    recorded = redis.call("ZREM", parentKey .. ":unsuccessful", jobKey) == 1
+      or redis.call("HDEL", parentKey .. ":failed", jobKey) == 1
   else
-    millis = now
+    recorded = redis.call("HDEL", parentKey .. ":processed", jobKey) == 1
   end
-  millis = math.floor(millis)
-  return millis, everyOffset(millis, every, offset)
-end
-
--- The run after the one at \`prevMillis\`. When that slot is already past (the schedule fell
--- behind, e.g. no worker ran for a while) the missed slots are skipped: the next run is the first
--- slot of the schedule's grid (k * every + offset) strictly after now. No burst of catch-up runs.
-local function nextEverySlot(prevMillis, every, now, offset)
-  local millis = prevMillis + every
-  if millis < now then
-    millis = math.floor(now / every) * every + (offset or 0)
-    if millis <= now then
-      millis = millis + every
-    end
+  if recorded then
+    redis.call("SADD", parentKey .. ":dependencies", jobKey)
   end
-  millis = math.floor(millis)
-  return millis, everyOffset(millis, every, offset)
 end
-
-
+`,
+  schedulerIteration: `-- True when jobId is the pending iteration of a live job scheduler: ids of iterations are
+-- "repeat:<schedulerId>:<millis>" and the scheduler's score in the repeat zset is that millis.
+-- Such jobs are owned by their scheduler: removal refuses them, clean and drain skip them.
+local function isCurrentSchedulerIteration(repeatKey, jobId)
+  if string.sub(jobId, 1, 7) ~= "repeat:" then
+    return false
+  end
+  local schedulerId, millis = string.match(string.sub(jobId, 8), "^(.*):([^:]*)$")
+  if not schedulerId then
+    return false
+  end
+  local score = redis.call("ZSCORE", repeatKey, schedulerId)
+  return score ~= false and score ~= nil and tonumber(score) == tonumber(millis)
+end
+`,
+  schedulerJobs: `--- @include "insertJob"
+--- @include "removeJobWithDedup"
+--- @include "schedulerSlots"
+--- @include "groups"
 -- Iteration jobs of job schedulers: ordinary jobs with id "repeat:<schedulerId>:<millis>" and
 -- the hash field \`rjk\` = scheduler id.
 
@@ -3248,6 +1634,350 @@ local function addSchedulerIteration(k, schedulerId, millis, name, data, opts, n
     lifo = opts["lifo"] == true, fields = fields, groupId = groupId}, now)
   return jobId, delay
 end
+`,
+  schedulerSlots: `-- Timing of job schedulers (bullmq 6 semantics, our own arithmetic). Millis are whole ms.
+
+-- The text form of a millis value in ids and keys: "repeat:<schedulerId>:<millis>".
+local function millisText(ms)
+  return string.format("%d", ms)
+end
+
+local function schedulerIterationId(schedulerId, millis)
+  return "repeat:" .. schedulerId .. ":" .. millisText(millis)
+end
+
+-- The offset an every-schedule keeps: the given one, or where \`millis\` falls in its interval.
+local function everyOffset(millis, every, offset)
+  if offset and offset > 0 then
+    return offset
+  end
+  return millis % every
+end
+
+-- The first run of a new (or re-timed) every-schedule: at startDate (never in the past), else on
+-- the next k * every + offset slot when an offset is given, else now.
+local function firstEverySlot(every, now, offset, startDate)
+  local millis
+  if startDate then
+    millis = math.max(startDate, now)
+  elseif offset and offset > 0 then
+    millis = math.floor(now / every) * every + offset
+    if millis <= now then
+      millis = millis + every
+    end
+  else
+    millis = now
+  end
+  millis = math.floor(millis)
+  return millis, everyOffset(millis, every, offset)
+end
+
+-- The run after the one at \`prevMillis\`. When that slot is already past (the schedule fell
+-- behind, e.g. no worker ran for a while) the missed slots are skipped: the next run is the first
+-- slot of the schedule's grid (k * every + offset) strictly after now. No burst of catch-up runs.
+local function nextEverySlot(prevMillis, every, now, offset)
+  local millis = prevMillis + every
+  if millis < now then
+    millis = math.floor(now / every) * every + (offset or 0)
+    if millis <= now then
+      millis = millis + every
+    end
+  end
+  millis = math.floor(millis)
+  return millis, everyOffset(millis, every, offset)
+end
+`,
+  scores: `-- Score encodings shared with bullmq 6.
+-- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
+-- same millisecond; the sequence continues from the highest score already in that millisecond.
+local function delayedScore(delayedKey, dueTs)
+  local base = dueTs * 4096
+  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
+  if top[2] then
+    local nextScore = tonumber(top[2]) + 1
+    if nextScore > base + 4095 then
+      nextScore = base + 4095
+    end
+    return nextScore
+  end
+  return base
+end
+
+-- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
+local function priorityScore(pcKey, priority)
+  local counter = redis.call("INCR", pcKey) % 4294967296
+  return priority * 4294967296 + counter
+end
+`,
+  splitJobKey: `-- Splits a full job key "<prefix>:<queue>:<jobId>" on its last colon into the queue base key
+-- (with the trailing colon) and the job id. Returns nil for a key without a colon.
+local function splitJobKey(fullKey)
+  local base, jobId = string.match(fullKey, "^(.*:)([^:]*)$")
+  return base, jobId
+end
+`,
+  trimFinishedJobs: `--- @include "removeJobDetached"
+--- @include "batchedCall"
+-- Applies removeOnComplete / removeOnFail to the finished set after a job landed in it:
+-- jobs older than \`age\` seconds (at most \`limit\` of them) and jobs beyond the newest \`count\`.
+-- Each trimmed job is detached from its parent first (a parent left without pending children is
+-- released to its wait list); deduplication keys are not touched.
+local function trimFinishedJobs(finishedKey, Q, now, keep)
+  if keep.age then
+    local cutoff = now - keep.age * 1000
+    local old = redis.call("ZRANGEBYSCORE", finishedKey, 0, cutoff, "LIMIT", 0, keep.limit or 1000)
+    for _, id in ipairs(old) do
+      deleteFinishedJobDetached(Q, id)
+    end
+    batchedCall("ZREM", finishedKey, old)
+  end
+  if keep.count and keep.count > 0 then
+    local extra = redis.call("ZREVRANGE", finishedKey, keep.count, keep.count + 999)
+    for _, id in ipairs(extra) do
+      deleteFinishedJobDetached(Q, id)
+    end
+    batchedCall("ZREM", finishedKey, extra)
+  end
+end
+`,
+};
+
+/** Every OxMQ command, with its includes inlined. */
+export const SCRIPTS: {
+  readonly [Name in keyof ScriptKeyNames]: ScriptDefinition<Name, ScriptKeyNames[Name]>;
+} = {
+  addFlow: {
+    name: 'addFlow',
+    numberOfKeys: 1,
+    keys: ['meta'],
+    lua: inlineIncludes(
+      `--[[
+  Adds flows (trees of jobs across queues). Each flow is atomic: either every node of it is
+  written or, when a check of one of its nodes fails, none is; the other flows of the call are
+  written all the same (bullmq's FlowProducer.addBulk adds the valid flows too). Parents come
+  before their children in the node list; each child joins its parent's dependencies; parents
+  whose children are all already complete (duplicates of finished jobs) are released at the end.
+
+  KEYS[1] meta (of the first root's queue; routes the call; every other key is built from the
+          nodes' queue bases, so on a cluster all queues of a flow must share one hash-tagged
+          prefix)
+
+  ARGV[1] JSON array of node tables (see includes/insertJob.lua) with \`base\` (Q), \`flow\` (the
+          index of the flow the node belongs to) and \`external\` = true on a node whose parent is
+          an existing job outside the flow
+  ARGV[2] now (ms)
+
+  Returns {0, id1, dup1, id2, dup2, ...} in node order (dup 1 = the custom id already existed).
+  The nodes of a flow that was not written get, instead of {id, dup}, {the index (1-based) of
+  the node whose check failed, the error code}: -5 an outside parent is missing, -7 a node's
+  custom id already belongs to another parent.
+]]
+--- @include "insertJob"
+
+local nodes = cjson.decode(ARGV[1])
+local now = tonumber(ARGV[2])
+
+-- First pass: every check that could fail, before anything is written; a failure drops the
+-- node's whole flow.
+local failedFlows = {}
+for i, node in ipairs(nodes) do
+  if not failedFlows[node.flow] then
+    if node.external and redis.call("EXISTS", node.parentKey) == 0 then
+      failedFlows[node.flow] = {-5, i}
+    elseif node.customId ~= "" and node.parentKey then
+      local existingKey = node.base .. node.customId
+      local current = redis.call("HGET", existingKey, "parentKey")
+      if current and current ~= node.parentKey and redis.call("EXISTS", current) == 1 then
+        failedFlows[node.flow] = {-7, i}
+      end
+    end
+  end
+end
+
+local reply = {0}
+local parents = {}
+for _, node in ipairs(nodes) do
+  local failure = failedFlows[node.flow]
+  if failure then
+    table.insert(reply, failure[2])
+    table.insert(reply, failure[1])
+  else
+    node.deferParentRelease = true
+    local jobId, duplicate = insertJob(queueKeysFromBase(node.base), node, now)
+    if not jobId then
+      -- Unreachable after the first pass; kept so a broken invariant fails loudly.
+      return redis.error_reply("addFlow: node insert failed with " .. tostring(duplicate))
+    end
+    table.insert(reply, jobId)
+    table.insert(reply, duplicate and 1 or 0) -- flow nodes never deduplicate (checked client-side)
+    if node.asParent and not duplicate then
+      table.insert(parents, {node.base, jobId})
+    end
+  end
+end
+
+for _, parent in ipairs(parents) do
+  releaseParentIfDone(parent[1] .. parent[2], parent[1], parent[2], now)
+end
+return reply
+`,
+      INCLUDES,
+    ),
+  },
+  addJob: {
+    name: 'addJob',
+    numberOfKeys: 11,
+    keys: [
+      'wait',
+      'meta',
+      'id',
+      'delayed',
+      'prioritized',
+      'pc',
+      'marker',
+      'events',
+      'active',
+      'waitingChildren',
+      'completed',
+    ],
+    lua: inlineIncludes(
+      `--[[
+  Adds one job: stores its hash and enqueues it as delayed, prioritized, waiting, or (a parent
+  given children elsewhere) waiting-children. A job with a parent joins its dependencies. A
+  grouped job (\`groupId\`) waits in its group's line or in Q group-delayed instead.
+
+  KEYS[1] wait      KEYS[5] prioritized  KEYS[9]  active
+  KEYS[2] meta      KEYS[6] pc           KEYS[10] waiting-children
+  KEYS[3] id        KEYS[7] marker       KEYS[11] completed
+  KEYS[4] delayed   KEYS[8] events
+
+  ARGV[1] JSON job table (see includes/insertJob.lua) plus \`base\` (Q, with trailing colon)
+  ARGV[2] now (ms)
+
+  Returns {jobId, 0} for a new job, {existingJobId, 1} when the custom id already exists,
+  {ownerJobId, 2} when deduplication kept an existing job instead, or a negative error code:
+  -5 parent missing, -7 the job already belongs to another parent.
+]]
+--- @include "insertJob"
+
+local job = cjson.decode(ARGV[1])
+local jobId, outcome = insertJob(queueKeysFromKeys(job.base, 1), job, tonumber(ARGV[2]))
+if not jobId then
+  return outcome
+end
+if outcome == "duplicate" then
+  return {jobId, 1}
+elseif outcome == "deduplicated" then
+  return {jobId, 2}
+end
+return {jobId, 0}
+`,
+      INCLUDES,
+    ),
+  },
+  addJobBatch: {
+    name: 'addJobBatch',
+    numberOfKeys: 11,
+    keys: [
+      'wait',
+      'meta',
+      'id',
+      'delayed',
+      'prioritized',
+      'pc',
+      'marker',
+      'events',
+      'active',
+      'waitingChildren',
+      'completed',
+    ],
+    lua: inlineIncludes(
+      `--[[
+  Adds several jobs of one queue in one call (Queue.addBulk), each exactly as addJob adds one.
+  One call instead of one per job inside a MULTI: the same atomicity (nothing else runs between
+  the adds), without a script invocation and its key list per job.
+
+  KEYS[1] wait      KEYS[5] prioritized  KEYS[9]  active
+  KEYS[2] meta      KEYS[6] pc           KEYS[10] waiting-children
+  KEYS[3] id        KEYS[7] marker       KEYS[11] completed
+  KEYS[4] delayed   KEYS[8] events
+
+  ARGV[1] JSON array of job tables (see includes/insertJob.lua), each with \`base\`
+  ARGV[2] now (ms)
+
+  Returns one reply per job, in order: {jobId, 0 | 1 | 2} as addJob, or a negative error code.
+  A job refused (missing parent, parent taken) does not stop the others, as in a MULTI.
+]]
+--- @include "insertJob"
+
+local now = tonumber(ARGV[2])
+local replies = {}
+-- What insertJob reads once per call, by queue (see its memo).
+local memos = {}
+for i, job in ipairs(cjson.decode(ARGV[1])) do
+  memos[job.base] = memos[job.base] or {}
+  local jobId, outcome = insertJob(queueKeysFromKeys(job.base, 1), job, now, memos[job.base])
+  if not jobId then
+    replies[i] = outcome
+  elseif outcome == "duplicate" then
+    replies[i] = {jobId, 1}
+  elseif outcome == "deduplicated" then
+    replies[i] = {jobId, 2}
+  else
+    replies[i] = {jobId, 0}
+  end
+end
+return replies
+`,
+      INCLUDES,
+    ),
+  },
+  addJobScheduler: {
+    name: 'addJobScheduler',
+    numberOfKeys: 12,
+    keys: [
+      'repeat',
+      'wait',
+      'meta',
+      'id',
+      'delayed',
+      'prioritized',
+      'pc',
+      'marker',
+      'events',
+      'active',
+      'waitingChildren',
+      'completed',
+    ],
+    lua: inlineIncludes(
+      `--[[
+  Creates or replaces a job scheduler (Queue.upsertJobScheduler): rewrites \`Q repeat:<id>\`
+  (keeping its iteration count \`ic\`), sets its score in \`Q repeat\`, and makes sure exactly one
+  iteration is pending. A still pending iteration (delayed, prioritized or waiting) is replaced;
+  for an unchanged every-schedule the replacement keeps its slot. An iteration that already
+  started is left alone and the new one takes the next slot.
+
+  KEYS[1] repeat   KEYS[4]  id         KEYS[7]  pc       KEYS[10] active
+  KEYS[2] wait     KEYS[5]  delayed    KEYS[8]  marker   KEYS[11] waiting-children
+  KEYS[3] meta     KEYS[6]  prioritized KEYS[9] events   KEYS[12] completed
+
+  ARGV[1] JSON {base (Q), id (scheduler id), nextMillis (cron: computed by the client; absent
+          for every), scheduler {name, every?, pattern?, tz?, limit?, startDate?, endDate?,
+          offset?}, data (template data JSON text), templateOpts (table, short keys),
+          jobOpts (the iteration's opts table, short keys; jobId and delay are set here),
+          require? ("running": the scheduler must exist and not be paused; "paused": it must
+          exist and be paused; OxMQ's edit and resume, so neither brings back a scheduler that
+          was removed meanwhile)}
+  ARGV[2] now (ms)
+
+  The rewrite drops OxMQ's pause fields (\`oxmq.pausedAt\`, \`oxmq.nextCount\`): any upsert, ours or
+  bullmq's, leaves the scheduler running.
+
+  Returns {jobId, delay}, or -10 (cron: the iteration's id is taken by another job), -11
+  (every: 32 consecutive slots are taken), -12 (require given: no such scheduler) or -13
+  (require given: the scheduler is paused, or not paused, against it).
+]]
+--- @include "schedulerJobs"
 
 local s = cjson.decode(ARGV[1])
 local now = tonumber(ARGV[2])
@@ -3348,12 +2078,15 @@ local jobId, delay = addSchedulerIteration(k, schedulerId, millis, def.name, s.d
   s.jobOpts, now)
 return {jobId, delay}
 `,
+      INCLUDES,
+    ),
   },
   addLog: {
     name: 'addLog',
     numberOfKeys: 2,
     keys: ['jobHash', 'jobLogs'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Appends a log line to a job, keeping only the newest keepLogs lines when asked.
   KEYS[1] job hash  KEYS[2] job logs
   ARGV[1] jobId  ARGV[2] line  ARGV[3] keepLogs, or ""
@@ -3370,12 +2103,15 @@ if keep then
 end
 return count
 `,
+      INCLUDES,
+    ),
   },
   changeDelay: {
     name: 'changeDelay',
     numberOfKeys: 4,
     keys: ['delayed', 'meta', 'marker', 'events'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Job.changeDelay: a delayed job becomes due ARGV[1] ms after now (a grouped one stays in
   Q group-delayed).
 
@@ -3385,356 +2121,10 @@ return count
 
   Returns 0, -1 job missing, -3 job not delayed.
 ]]
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
-
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
+--- @include "getMaxEvents"
+--- @include "markers"
+--- @include "scores"
+--- @include "groups"
 
 local delay = tonumber(ARGV[1])
 local jobId = ARGV[3]
@@ -3758,12 +2148,15 @@ redis.call("XADD", KEYS[4], "MAXLEN", "~", getMaxEvents(KEYS[2]), "*", "event", 
 signalNextDelayed(KEYS[3], KEYS[1])
 return 0
 `,
+      INCLUDES,
+    ),
   },
   changePriority: {
     name: 'changePriority',
     numberOfKeys: 7,
     keys: ['wait', 'meta', 'prioritized', 'active', 'pc', 'marker', 'jobHash'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Job.changePriority. A job waiting to run (wait list or prioritized) is re-queued under the new
   priority: 0 goes to the wait list (front with lifo), > 0 to prioritized, where lifo puts it ahead
   of every job of that priority. Jobs in other states only get the field changed.
@@ -3777,346 +2170,10 @@ return 0
 
   Returns 0, or -1 job missing (error reply "priority is not supported for grouped jobs").
 ]]
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
-
-
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
+--- @include "isPausedOrMaxed"
+--- @include "markers"
+--- @include "scores"
+--- @include "groups"
 
 local priority = tonumber(ARGV[1])
 local jobId = ARGV[2]
@@ -4160,12 +2217,15 @@ end
 redis.call("HSET", jobKey, "priority", priority)
 return 0
 `,
+      INCLUDES,
+    ),
   },
   cleanJobsInSet: {
     name: 'cleanJobsInSet',
     numberOfKeys: 3,
     keys: ['state', 'events', 'repeat'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Queue.clean for one state: removes jobs created/finished at or before a cutoff. As in bullmq,
   a limit bounds the entries examined: finished sets (completed, failed) are read by score
   (finishedOn <= cutoff), so every entry read is removed; other states are scanned from their
@@ -4187,501 +2247,10 @@ return 0
 
   Returns {removedIds, cursor, examined, done}: done is 1 when nothing is left to examine.
 ]]
--- Deletes a job hash and every key that hangs off it.
-local function deleteJobKeys(jobKey)
-  redis.call("DEL", jobKey, jobKey .. ":logs", jobKey .. ":dependencies", jobKey .. ":processed",
-    jobKey .. ":failed", jobKey .. ":unsuccessful", jobKey .. ":lock")
-end
-
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
-
--- Deletes a job's keys, and first its deduplication key (plus the "dedup next" proto-job) when
--- that key still points at this job, so the next add with the same deduplication id is not
--- swallowed by a job that no longer exists. A grouped job also leaves its group's active set
--- (waking idle workers if that frees a slot) and Q group-delayed, both cheap; taking it out of
--- its group's line is the caller's part, as taking it out of Q wait is.
-local function removeJobWithDedup(Q, jobId)
-  local jobKey = Q .. jobId
-  local fields = redis.call("HMGET", jobKey, "deid", "gid")
-  local dedupId = fields[1]
-  if dedupId then
-    local dedupKey = Q .. "de:" .. dedupId
-    if redis.call("GET", dedupKey) == jobId then
-      redis.call("DEL", dedupKey, Q .. "dn:" .. dedupId)
-    end
-  end
-  if fields[2] then
-    leaveGroupActive(Q, fields[2], jobId)
-    redis.call("ZREM", Q .. "group-delayed", jobId)
-  end
-  deleteJobKeys(jobKey)
-end
-
--- Splits a full job key "<prefix>:<queue>:<jobId>" on its last colon into the queue base key
--- (with the trailing colon) and the job id. Returns nil for a key without a colon.
-local function splitJobKey(fullKey)
-  local base, jobId = string.match(fullKey, "^(.*:)([^:]*)$")
-  return base, jobId
-end
-
--- The parent's queue base key (with the trailing colon) and id: from the \`parent\` JSON when it
--- is readable, else by splitting \`parentKey\`.
-local function parentOfJob(parentKey, parentJson)
-  if parentJson then
-    local ok, parent = pcall(cjson.decode, parentJson)
-    if ok and type(parent) == "table" and type(parent.queueKey) == "string"
-        and parent.id ~= nil then
-      return parent.queueKey .. ":", tostring(parent.id)
-    end
-  end
-  return splitJobKey(parentKey)
-end
-
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
-
-
-
--- Removing a job that is a flow child: the job leaves its parent's pending dependencies first.
--- A parent left with no pending dependency while it waits for children is either released to
--- the front of its queue's wait list (its group's line for a grouped parent; ignoring its priority and delay, as bullmq's removal does)
--- or, in "hard" mode (drain, clean, obliterate) when it lives in the same queue as the removed
--- job, removed as well, with the same rule applied to its own parent.
--- A released parent is always announced (\`waiting\`, prev=waiting-children) on its queue's
--- events and woken with a marker unless that queue is paused or maxed. bullmq 6.7.0 skips the
--- event when releasing a cross-queue parent in hard mode; emitting it keeps QueueEvents
--- listeners of the parent queue informed and bullmq readers accept it.
--- Parent keys come from the job hash (\`parentKey\`, \`parent\` JSON), not from KEYS: on a cluster
--- every queue of a flow must share one hash slot (a shared hash-tagged prefix).
-
-local function releaseParentToWait(parentBase, parentId)
-  local gid = redis.call("HGET", parentBase .. parentId, "gid")
-  if gid then
-    pushGroupedJob(parentBase, gid, parentId, "RPUSH")
-  else
-    redis.call("RPUSH", parentBase .. "wait", parentId)
-  end
-  signalJobsReady(parentBase .. "marker",
-    isPausedOrMaxed(parentBase .. "meta", parentBase .. "active"))
-  redis.call("XADD", parentBase .. "events", "MAXLEN", "~", getMaxEvents(parentBase .. "meta"),
-    "*", "event", "waiting", "jobId", parentId, "prev", "waiting-children")
-end
-
--- Takes the job (Q .. jobId, not yet deleted) out of its parent's pending dependencies. Returns
--- the parent's base and id when that parent must be hard-removed by the caller, else nil (no
--- parent, still pending children, not waiting for children, or released to wait).
--- known: the job's {parentKey, parent} fields when the caller already read them.
-local function detachFromParent(Q, jobId, hard, known)
-  local jobKey = Q .. jobId
-  local fields = known or redis.call("HMGET", jobKey, "parentKey", "parent")
-  local parentKey = fields[1]
-  if not parentKey then
-    return nil
-  end
-  local dependenciesKey = parentKey .. ":dependencies"
-  if redis.call("SREM", dependenciesKey, jobKey) == 0
-      or redis.call("SCARD", dependenciesKey) > 0 then
-    return nil
-  end
-  local parentBase, parentId = parentOfJob(parentKey, fields[2])
-  if not parentBase or redis.call("EXISTS", parentKey) == 0
-      or redis.call("ZREM", parentBase .. "waiting-children", parentId) == 0 then
-    return nil
-  end
-  if hard and parentBase == Q then
-    return parentBase, parentId
-  end
-  releaseParentToWait(parentBase, parentId)
-  return nil
-end
-
--- Detaches the job from its parent, then deletes it with its deduplication key (when owned).
--- hard: true for drain, clean and obliterate; false for removeJob.
-local function removeJobDetached(Q, jobId, hard)
-  local base, id = Q, jobId
-  while base do
-    local parentBase, parentId = detachFromParent(base, id, hard)
-    removeJobWithDedup(base, id)
-    base, id = parentBase, parentId
-  end
-end
-
--- For removeOnComplete / removeOnFail: detaches the job from its parent (never hard), then
--- deletes its keys; deduplication keys are left alone, as bullmq's finished-job trimming does.
-local function deleteFinishedJobDetached(Q, jobId, known)
-  detachFromParent(Q, jobId, false, known)
-  deleteJobKeys(Q .. jobId)
-end
-
--- True when jobId is the pending iteration of a live job scheduler: ids of iterations are
--- "repeat:<schedulerId>:<millis>" and the scheduler's score in the repeat zset is that millis.
--- Such jobs are owned by their scheduler: removal refuses them, clean and drain skip them.
-local function isCurrentSchedulerIteration(repeatKey, jobId)
-  if string.sub(jobId, 1, 7) ~= "repeat:" then
-    return false
-  end
-  local schedulerId, millis = string.match(string.sub(jobId, 8), "^(.*):([^:]*)$")
-  if not schedulerId then
-    return false
-  end
-  local score = redis.call("ZSCORE", repeatKey, schedulerId)
-  return score ~= false and score ~= nil and tonumber(score) == tonumber(millis)
-end
-
--- Runs a variadic command (ZREM, SADD, ...) on a key with many members, in slices small enough
--- for unpack's stack limit.
-local function batchedCall(command, key, members)
-  for from = 1, #members, 5000 do
-    redis.call(command, key, unpack(members, from, math.min(from + 4999, #members)))
-  end
-end
-
+--- @include "removeJobDetached"
+--- @include "schedulerIteration"
+--- @include "batchedCall"
+--- @include "groups"
 
 local Q = ARGV[1]
 local cutoff = tonumber(ARGV[2])
@@ -4865,12 +2434,15 @@ if #removed > 0 or ARGV[6] == "1" then
 end
 return {removed, cursor, examined, done}
 `,
+      INCLUDES,
+    ),
   },
   commandWorker: {
     name: 'commandWorker',
     numberOfKeys: 1,
     keys: ['worker'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Leaves a command for a live OxMQ worker, read on its next heartbeat.
 
   KEYS[1] worker (Q oxmq:worker:<workerId>, a hash)
@@ -4882,12 +2454,15 @@ if redis.call("EXISTS", KEYS[1]) == 0 then return 0 end
 redis.call("HSET", KEYS[1], "command", ARGV[1])
 return 1
 `,
+      INCLUDES,
+    ),
   },
   drain: {
     name: 'drain',
     numberOfKeys: 6,
     keys: ['wait', 'paused', 'prioritized', 'delayed', 'repeat', 'pc'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Removes waiting jobs (wait, legacy paused list, prioritized, and delayed when asked), at most
   ARGV[3] per call, deleting their keys. The pending iteration of every job scheduler is kept, so
   schedulers go on. No events are emitted on this queue (as bullmq's drain).
@@ -4905,501 +2480,10 @@ return 1
 
   Returns {removed, more}: more is 1 while removable jobs remain (the caller repeats).
 ]]
--- Deletes a job hash and every key that hangs off it.
-local function deleteJobKeys(jobKey)
-  redis.call("DEL", jobKey, jobKey .. ":logs", jobKey .. ":dependencies", jobKey .. ":processed",
-    jobKey .. ":failed", jobKey .. ":unsuccessful", jobKey .. ":lock")
-end
-
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
-
--- Deletes a job's keys, and first its deduplication key (plus the "dedup next" proto-job) when
--- that key still points at this job, so the next add with the same deduplication id is not
--- swallowed by a job that no longer exists. A grouped job also leaves its group's active set
--- (waking idle workers if that frees a slot) and Q group-delayed, both cheap; taking it out of
--- its group's line is the caller's part, as taking it out of Q wait is.
-local function removeJobWithDedup(Q, jobId)
-  local jobKey = Q .. jobId
-  local fields = redis.call("HMGET", jobKey, "deid", "gid")
-  local dedupId = fields[1]
-  if dedupId then
-    local dedupKey = Q .. "de:" .. dedupId
-    if redis.call("GET", dedupKey) == jobId then
-      redis.call("DEL", dedupKey, Q .. "dn:" .. dedupId)
-    end
-  end
-  if fields[2] then
-    leaveGroupActive(Q, fields[2], jobId)
-    redis.call("ZREM", Q .. "group-delayed", jobId)
-  end
-  deleteJobKeys(jobKey)
-end
-
--- Splits a full job key "<prefix>:<queue>:<jobId>" on its last colon into the queue base key
--- (with the trailing colon) and the job id. Returns nil for a key without a colon.
-local function splitJobKey(fullKey)
-  local base, jobId = string.match(fullKey, "^(.*:)([^:]*)$")
-  return base, jobId
-end
-
--- The parent's queue base key (with the trailing colon) and id: from the \`parent\` JSON when it
--- is readable, else by splitting \`parentKey\`.
-local function parentOfJob(parentKey, parentJson)
-  if parentJson then
-    local ok, parent = pcall(cjson.decode, parentJson)
-    if ok and type(parent) == "table" and type(parent.queueKey) == "string"
-        and parent.id ~= nil then
-      return parent.queueKey .. ":", tostring(parent.id)
-    end
-  end
-  return splitJobKey(parentKey)
-end
-
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
-
-
-
--- Removing a job that is a flow child: the job leaves its parent's pending dependencies first.
--- A parent left with no pending dependency while it waits for children is either released to
--- the front of its queue's wait list (its group's line for a grouped parent; ignoring its priority and delay, as bullmq's removal does)
--- or, in "hard" mode (drain, clean, obliterate) when it lives in the same queue as the removed
--- job, removed as well, with the same rule applied to its own parent.
--- A released parent is always announced (\`waiting\`, prev=waiting-children) on its queue's
--- events and woken with a marker unless that queue is paused or maxed. bullmq 6.7.0 skips the
--- event when releasing a cross-queue parent in hard mode; emitting it keeps QueueEvents
--- listeners of the parent queue informed and bullmq readers accept it.
--- Parent keys come from the job hash (\`parentKey\`, \`parent\` JSON), not from KEYS: on a cluster
--- every queue of a flow must share one hash slot (a shared hash-tagged prefix).
-
-local function releaseParentToWait(parentBase, parentId)
-  local gid = redis.call("HGET", parentBase .. parentId, "gid")
-  if gid then
-    pushGroupedJob(parentBase, gid, parentId, "RPUSH")
-  else
-    redis.call("RPUSH", parentBase .. "wait", parentId)
-  end
-  signalJobsReady(parentBase .. "marker",
-    isPausedOrMaxed(parentBase .. "meta", parentBase .. "active"))
-  redis.call("XADD", parentBase .. "events", "MAXLEN", "~", getMaxEvents(parentBase .. "meta"),
-    "*", "event", "waiting", "jobId", parentId, "prev", "waiting-children")
-end
-
--- Takes the job (Q .. jobId, not yet deleted) out of its parent's pending dependencies. Returns
--- the parent's base and id when that parent must be hard-removed by the caller, else nil (no
--- parent, still pending children, not waiting for children, or released to wait).
--- known: the job's {parentKey, parent} fields when the caller already read them.
-local function detachFromParent(Q, jobId, hard, known)
-  local jobKey = Q .. jobId
-  local fields = known or redis.call("HMGET", jobKey, "parentKey", "parent")
-  local parentKey = fields[1]
-  if not parentKey then
-    return nil
-  end
-  local dependenciesKey = parentKey .. ":dependencies"
-  if redis.call("SREM", dependenciesKey, jobKey) == 0
-      or redis.call("SCARD", dependenciesKey) > 0 then
-    return nil
-  end
-  local parentBase, parentId = parentOfJob(parentKey, fields[2])
-  if not parentBase or redis.call("EXISTS", parentKey) == 0
-      or redis.call("ZREM", parentBase .. "waiting-children", parentId) == 0 then
-    return nil
-  end
-  if hard and parentBase == Q then
-    return parentBase, parentId
-  end
-  releaseParentToWait(parentBase, parentId)
-  return nil
-end
-
--- Detaches the job from its parent, then deletes it with its deduplication key (when owned).
--- hard: true for drain, clean and obliterate; false for removeJob.
-local function removeJobDetached(Q, jobId, hard)
-  local base, id = Q, jobId
-  while base do
-    local parentBase, parentId = detachFromParent(base, id, hard)
-    removeJobWithDedup(base, id)
-    base, id = parentBase, parentId
-  end
-end
-
--- For removeOnComplete / removeOnFail: detaches the job from its parent (never hard), then
--- deletes its keys; deduplication keys are left alone, as bullmq's finished-job trimming does.
-local function deleteFinishedJobDetached(Q, jobId, known)
-  detachFromParent(Q, jobId, false, known)
-  deleteJobKeys(Q .. jobId)
-end
-
--- True when jobId is the pending iteration of a live job scheduler: ids of iterations are
--- "repeat:<schedulerId>:<millis>" and the scheduler's score in the repeat zset is that millis.
--- Such jobs are owned by their scheduler: removal refuses them, clean and drain skip them.
-local function isCurrentSchedulerIteration(repeatKey, jobId)
-  if string.sub(jobId, 1, 7) ~= "repeat:" then
-    return false
-  end
-  local schedulerId, millis = string.match(string.sub(jobId, 8), "^(.*):([^:]*)$")
-  if not schedulerId then
-    return false
-  end
-  local score = redis.call("ZSCORE", repeatKey, schedulerId)
-  return score ~= false and score ~= nil and tonumber(score) == tonumber(millis)
-end
-
--- Runs a variadic command (ZREM, SADD, ...) on a key with many members, in slices small enough
--- for unpack's stack limit.
-local function batchedCall(command, key, members)
-  for from = 1, #members, 5000 do
-    redis.call(command, key, unpack(members, from, math.min(from + 4999, #members)))
-  end
-end
-
+--- @include "removeJobDetached"
+--- @include "schedulerIteration"
+--- @include "batchedCall"
+--- @include "groups"
 
 local Q = ARGV[1]
 local budget = tonumber(ARGV[3])
@@ -5521,12 +2605,15 @@ if redis.call("ZCARD", KEYS[3]) == 0 then
 end
 return {removed, more}
 `,
+      INCLUDES,
+    ),
   },
   extendLocks: {
     name: 'extendLocks',
     numberOfKeys: 1,
     keys: ['stalled'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Renews the locks of every job a worker is running, in one call.
 
   KEYS[1] stalled
@@ -5550,12 +2637,15 @@ for i, jobId in ipairs(ids) do
 end
 return lost
 `,
+      INCLUDES,
+    ),
   },
   getDependencyPage: {
     name: 'getDependencyPage',
     numberOfKeys: 1,
     keys: ['record'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   One page of a parent's pending children (\`<job>:dependencies\`, a set of full job keys) or of
   its processed children (\`<job>:processed\`, a hash: full job key -> return value JSON), with
   each listed child's job hash. Sets and hashes have no order of their own: the page is a window
@@ -5616,12 +2706,15 @@ repeat
 until cursor == "0" or (stop >= 0 and index > stop)
 return reply
 `,
+      INCLUDES,
+    ),
   },
   getGroups: {
     name: 'getGroups',
     numberOfKeys: 1,
     keys: ['meta'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Reads tenant groups for the console, in one atomic snapshot: per group its waiting jobs (its
   line), active jobs (its active set), paused flag, effective concurrency and rate limit (its own
   meta, else the queue-wide defaults in Q meta) and the ms until its rate limit lets a job start
@@ -5635,343 +2728,7 @@ return reply
   {gid, waiting, active, paused (0|1), concurrency ("" none), max ("" none), duration ("" none),
   rateLimitTtl, ...}.
 ]]
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
+--- @include "groups"
 
 local Q = ARGV[1]
 local now = tonumber(ARGV[2])
@@ -6014,6 +2771,8 @@ for i = 3, #ARGV do
 end
 return reply
 `,
+      INCLUDES,
+    ),
   },
   getJobState: {
     name: 'getJobState',
@@ -6028,7 +2787,8 @@ return reply
       'paused',
       'waitingChildren',
     ],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   The state of one job, looked up in the order bullmq's getState uses (needs LPOS, Redis 6.0.6+).
 
   KEYS[1] completed  KEYS[2] failed  KEYS[3] delayed  KEYS[4] prioritized
@@ -6069,12 +2829,15 @@ if redis.call("ZSCORE", KEYS[8], jobId) then
 end
 return "unknown"
 `,
+      INCLUDES,
+    ),
   },
   getJobsInStates: {
     name: 'getJobsInStates',
     numberOfKeys: 1,
     keys: ['base'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Lists jobs of one or more states with their hashes, in the order bullmq's Queue.getJobs uses:
   each state's own [start, end] window, states concatenated in the given order. Lists (wait,
   paused, active) hold the newest job at the head, so ascending (oldest first) reads from the
@@ -6158,6 +2921,8 @@ for i = 5, #ARGV do
 end
 return result
 `,
+      INCLUDES,
+    ),
   },
   moveJobFromActiveToWait: {
     name: 'moveJobFromActiveToWait',
@@ -6173,7 +2938,8 @@ return result
       'events',
       'jobHash',
     ],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Returns a job whose processor hit a rate limit to the front of the line, without counting an
   attempt, and reports how long the limit still holds. A grouped job goes to the front of its
   group's line and frees its group slot.
@@ -6185,375 +2951,11 @@ return result
 
   Returns the limiter's PTTL (0 when none), or -1 job missing, -2 / -6 lock errors.
 ]]
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Drops the lock a worker holds on a job. Token "0" means the caller never took a lock.
--- Returns 0 on success, -6 when another token owns the lock, -2 when the lock is gone.
-local function releaseJobLock(jobKey, stalledKey, token, jobId)
-  if token == "0" then
-    return 0
-  end
-  local lockKey = jobKey .. ":lock"
-  local owner = redis.call("GET", lockKey)
-  if owner == token then
-    redis.call("DEL", lockKey)
-    redis.call("SREM", stalledKey, jobId)
-    return 0
-  end
-  if owner then
-    return -6
-  end
-  return -2
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
-
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
+--- @include "getMaxEvents"
+--- @include "isPausedOrMaxed"
+--- @include "releaseJobLock"
+--- @include "markers"
+--- @include "groups"
 
 local jobKey = KEYS[9]
 local jobId = ARGV[1]
@@ -6585,12 +2987,15 @@ if ttl > 0 then
 end
 return 0
 `,
+      INCLUDES,
+    ),
   },
   moveJobsToWait: {
     name: 'moveJobsToWait',
     numberOfKeys: 6,
     keys: ['state', 'wait', 'meta', 'active', 'marker', 'events'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Queue.retryJobs (failed | completed) and Queue.promoteJobs (delayed): moves up to ARGV[2] jobs
   with score <= ARGV[3] to the back of the wait list. Priority is ignored (as bullmq does) and the
   \`delay\` field is left as it is. Grouped jobs go to the back of their group's line; promoting
@@ -6606,387 +3011,12 @@ return 0
 
   Returns 1 when more jobs may remain (the caller repeats), else 0.
 ]]
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Runs a variadic command (ZREM, SADD, ...) on a key with many members, in slices small enough
--- for unpack's stack limit.
-local function batchedCall(command, key, members)
-  for from = 1, #members, 5000 do
-    redis.call(command, key, unpack(members, from, math.min(from + 4999, #members)))
-  end
-end
-
--- A finished child that is retried (job.retry, Queue.retryJobs) becomes pending again in its
--- live parent: it leaves the record its outcome left there (\`:processed\` for a completed child;
--- \`:unsuccessful\` or \`:failed\` for a failed one) and rejoins \`:dependencies\` (docs/redis-keys.md). A child
--- that left no record (still pending, or dropped by removeDependencyOnFailure) is left alone,
--- and the parent is never moved back into waiting-children: one that was already released runs
--- (or ran) without it, as bullmq's does.
-local function returnChildToParent(jobKey, finishedState)
-  local parentKey = redis.call("HGET", jobKey, "parentKey")
-  if not parentKey or redis.call("EXISTS", parentKey) == 0 then
-    return
-  end
-  local recorded
-  if finishedState == "failed" then
-    recorded = redis.call("ZREM", parentKey .. ":unsuccessful", jobKey) == 1
-      or redis.call("HDEL", parentKey .. ":failed", jobKey) == 1
-  else
-    recorded = redis.call("HDEL", parentKey .. ":processed", jobKey) == 1
-  end
-  if recorded then
-    redis.call("SADD", parentKey .. ":dependencies", jobKey)
-  end
-end
-
-
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
+--- @include "getMaxEvents"
+--- @include "isPausedOrMaxed"
+--- @include "markers"
+--- @include "batchedCall"
+--- @include "returnChildToParent"
+--- @include "groups"
 
 local Q = ARGV[1]
 local count = tonumber(ARGV[2])
@@ -7036,12 +3066,15 @@ if #ids < count then
 end
 return 1
 `,
+      INCLUDES,
+    ),
   },
   moveStalledJobsToWait: {
     name: 'moveStalledJobsToWait',
     numberOfKeys: 8,
     keys: ['stalled', 'wait', 'active', 'stalledCheck', 'meta', 'marker', 'events', 'repeat'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Two-phase stalled-job check, throttled cluster-wide by the stalled-check key.
   Phase 1 judges the ids marked at the previous check: those still active without a lock are put
   back at the front of the wait list (with a deferred failure once they stalled too often); a
@@ -7055,356 +3088,10 @@ return 1
 
   Returns the ids recovered from a stall.
 ]]
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
-
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
+--- @include "getMaxEvents"
+--- @include "isPausedOrMaxed"
+--- @include "markers"
+--- @include "groups"
 
 local Q = ARGV[2]
 local maxStalledCount = tonumber(ARGV[1])
@@ -7453,12 +3140,15 @@ for from = 1, #active, 5000 do
 end
 return recovered
 `,
+      INCLUDES,
+    ),
   },
   moveToActive: {
     name: 'moveToActive',
     numberOfKeys: 9,
     keys: ['wait', 'active', 'prioritized', 'events', 'limiter', 'delayed', 'meta', 'pc', 'marker'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Gives the calling worker its next job (locked with its token), promoting due delayed jobs first
   (grouped ones too). Ungrouped and tenant-grouped work take turns; see includes/fetchNextJob.lua
   and includes/groups.lua.
@@ -7471,644 +3161,21 @@ return recovered
 
   Returns {jobHashFlat, jobId, 0, 0} or {0, 0, rateLimitTtl, nextWakeTs} (see fetchNextJob).
 ]]
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
-
-
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
-
--- Puts a job that is ready to run where workers look for it: a grouped job (hash field \`gid\`)
--- into its group's line, else the wait list for priority 0 (pushCmd LPUSH = back of the line,
--- RPUSH = front), else the prioritized set. waitKey is Q .. "wait".
--- knownGid: the job's group when the caller just wrote the hash (false: none); nil reads it.
-local function enqueueReadyJob(waitKey, prioritizedKey, pcKey, markerKey, jobId, priority, pushCmd, pausedOrMaxed, knownGid)
-  local Q = baseOfKey(waitKey, "wait")
-  local gid = knownGid
-  if gid == nil then
-    gid = redis.call("HGET", Q .. jobId, "gid")
-  end
-  if gid then
-    pushGroupedJob(Q, gid, jobId, pushCmd)
-    if not isGroupPaused(Q, gid) then
-      signalJobsReady(markerKey, pausedOrMaxed)
-    end
-    return
-  end
-  if priority > 0 then
-    redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
-  else
-    redis.call(pushCmd, waitKey, jobId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-end
-
-
--- Moves delayed jobs whose due time has come (at most 1000 per call) to wait or prioritized, and
--- due grouped delayed jobs (Q group-delayed, at most 1000 more) to their groups' lines.
-local function promoteDueDelayedJobs(delayedKey, waitKey, prioritizedKey, pcKey, eventsKey, markerKey, Q, now, pausedOrMaxed)
-  local due = redis.call("ZRANGEBYSCORE", delayedKey, 0, (now + 1) * 4096 - 1, "LIMIT", 0, 1000)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", delayedKey, jobId)
-    local jobKey = Q .. jobId
-    local fields = redis.call("HMGET", jobKey, "priority", "gid")
-    local priority = tonumber(fields[1]) or 0
-    if fields[2] then
-      -- A grouped job a bullmq script delayed: it goes back to its group.
-      pushGroupedJob(Q, fields[2], jobId, "LPUSH")
-    elseif priority > 0 then
-      redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
-    else
-      redis.call("LPUSH", waitKey, jobId)
-    end
-    redis.call("XADD", eventsKey, "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-    redis.call("HSET", jobKey, "delay", 0)
-  end
-  if #due + promoteDueGroupedJobs(Q, now, 1000) > 0 then
-    signalJobsReady(markerKey, pausedOrMaxed)
-  end
-end
-
-
--- Hands the next runnable job to a worker, or explains why there is none.
--- Returns {jobHashFlat, jobId, 0, 0}, {0, 0, rateLimitTtlMs, 0}, {0, 0, 0, nextWakeTs},
--- {0, 0, 0, 0, 1} (paused or at its global concurrency) or {0, 0, 0, 0} (nothing at all).
--- nextWakeTs is the due time of the earliest delayed job (grouped or not) or, if sooner, when a
--- rate-limited group may start a job again.
--- k: table of keys {wait, active, prioritized, events, limiter, delayed, meta, pc, marker}
--- w: worker table {token, lockDuration, limitMax, limitDuration, name}
--- batch (BatchWorker fetches, see fetchJobBatch): nil, or {fits = function(jobId), later = bool}.
---   \`fits\` is asked before a job is taken and a job that does not fit ends the batch, so the
---   byte budget never takes a job out of its place in line; \`later\` (every job after the
---   batch's first) skips what one fetch per batch does: promoting due delayed jobs. The batch
---   table also keeps the meta fields read by its first fetch. A batch fetch never writes the
---   wake-up marker here; fetchJobBatch writes it once.
-
--- Most grouped jobs found in the plain wait list (put there by a bullmq script, e.g. bullmq's
--- stalled checker) that one fetch returns to their groups.
-local MAX_REGROUPED = 10
-
--- A field of a flat HGETALL reply, or nil.
-local function flatField(flat, field)
-  for i = 1, #flat, 2 do
-    if flat[i] == field then
-      return flat[i + 1]
-    end
-  end
-  return nil
-end
-
--- Sets (or appends) a field of a flat HGETALL reply, to match a write made after reading it.
-local function setFlatField(flat, field, value)
-  for i = 1, #flat, 2 do
-    if flat[i] == field then
-      flat[i + 1] = value
-      return
-    end
-  end
-  flat[#flat + 1] = field
-  flat[#flat + 1] = value
-end
-
--- Pops the next ungrouped job (wait list, then prioritized) into active, and returns its id,
--- false (the batch is not full) and its hash as read (one HGETALL serves the group check and
--- the reply). A grouped job found there goes back to the front of its group's line instead.
-local function takeUngroupedJob(k, Q, fits, batch)
-  for _ = 1, MAX_REGROUPED do
-    if fits then
-      local nextId = redis.call("LINDEX", k.wait, -1)
-      if nextId == false then
-        nextId = redis.call("ZRANGE", k.prioritized, 0, 0)[1]
-      end
-      if nextId and string.sub(nextId, 1, 2) ~= "0:" and not fits(nextId) then
-        return nil, true
-      end
-    end
-    local jobId = redis.call("RPOPLPUSH", k.wait, k.active)
-    -- Entries starting with "0:" are markers left by bullmq 4 / early 5; they are not jobs.
-    while jobId and string.sub(jobId, 1, 2) == "0:" do
-      redis.call("LREM", k.active, 1, jobId)
-      jobId = redis.call("RPOPLPUSH", k.wait, k.active)
-    end
-    if not jobId then
-      local popped = redis.call("ZPOPMIN", k.prioritized)
-      if not popped[1] then
-        redis.call("DEL", k.pc)
-        return nil
-      end
-      jobId = popped[1]
-      redis.call("LPUSH", k.active, jobId)
-    end
-    local flat = redis.call("HGETALL", Q .. jobId)
-    local gid = flatField(flat, "gid")
-    if not gid then
-      return jobId, false, flat
-    end
-    redis.call("LREM", k.active, 1, jobId)
-    pushGroupedJob(Q, gid, jobId, "RPUSH")
-    if batch then
-      batch.noGroups = nil
-    end
-  end
-  return nil
-end
-
--- Grouped jobs at the tail of the plain wait list (next in line there) go back to the front of
--- their groups' lines before anything is chosen, so they keep their place in their group.
-local function regroupStrays(k, Q)
-  for _ = 1, MAX_REGROUPED do
-    local tail = redis.call("LINDEX", k.wait, -1)
-    if not tail then
-      return
-    end
-    local gid = redis.call("HGET", Q .. tail, "gid")
-    if not gid then
-      return
-    end
-    redis.call("RPOP", k.wait)
-    pushGroupedJob(Q, gid, tail, "RPUSH")
-  end
-end
-
-local function fetchNextJob(k, Q, now, w, batch)
-  -- A batch reads meta once: nothing else runs while this script does.
-  local meta = (batch and batch.meta) or redis.call("HMGET", k.meta, "max", "duration", "paused", "concurrency")
-  if batch then
-    batch.meta = meta
-  end
-  local pausedOrMaxed = isPausedOrMaxedFrom(meta[3], meta[4], k.active)
-  if not (batch and batch.later) then
-    promoteDueDelayedJobs(k.delayed, k.wait, k.prioritized, k.pc, k.events, k.marker, Q, now, pausedOrMaxed)
-  end
-  local fits = batch and batch.fits
-
-  -- Queue-wide max wins over the worker's; the worker's window duration wins over the queue's.
-  local maxJobs = tonumber(meta[1]) or w.limitMax
-  local duration = w.limitDuration or tonumber(meta[2])
-  -- Two rules, both must pass. bullmq's fixed window (the \`limiter\` counter, shared with bullmq
-  -- workers) and OxMQ's sliding log of start times (\`limiter:log\`), which keeps any \`duration\`
-  -- long stretch to \`max\` starts where a fixed window allows 2·max across its edge.
-  local startLog = k.limiter .. ":log"
-  if maxJobs then
-    local used = tonumber(redis.call("GET", k.limiter) or "0")
-    if used >= maxJobs then
-      local ttl = redis.call("PTTL", k.limiter)
-      if ttl == 0 then
-        redis.call("DEL", k.limiter)
-      elseif ttl > 0 then
-        return {0, 0, ttl, 0}
-      end
-    end
-    if duration then
-      redis.call("ZREMRANGEBYSCORE", startLog, "-inf", "(" .. (now - duration))
-      if redis.call("ZCARD", startLog) >= maxJobs then
-        local oldest = redis.call("ZRANGE", startLog, 0, 0, "WITHSCORES")
-        return {0, 0, math.max(1, tonumber(oldest[2]) + duration - now + 1), 0}
-      end
-    end
-  end
-
-  if pausedOrMaxed then
-    -- The 5th field says the queue holds its jobs back: a bullmq worker freeing a slot of a
-    -- global concurrency writes no marker, so an idle worker must poll rather than wait for one.
-    return {0, 0, 0, 0, 1}
-  end
-
-  -- Grouped and ungrouped work take turns while both have some, so neither starves the other;
-  -- when the preferred side has nothing to hand out, the other side is tried. Without groups in
-  -- the ring no turn is taken, and a stray grouped job in wait is regrouped when popped.
-  local ringKey = Q .. "groups"
-  local groupsFirst = false
-  -- A batch asks once: the ring only gains a group here when a stray is regrouped, which clears
-  -- the flag (see takeUngroupedJob).
-  local mayHaveGroups = not (batch and batch.noGroups)
-  if mayHaveGroups and redis.call("LLEN", ringKey) > 0 then
-    regroupStrays(k, Q)
-    if redis.call("LLEN", k.wait) > 0 or redis.call("ZCARD", k.prioritized) > 0 then
-      groupsFirst = redis.call("INCR", Q .. "groups:turn") % 2 == 0
-    end
-  elseif batch then
-    batch.noGroups = true
-  end
-  local jobId, gid, reopenTs, full, flat = nil, nil, 0, false, nil
-  if groupsFirst then
-    jobId, gid, full = takeGroupedJob(Q, now, fits)
-    if not jobId then
-      reopenTs = gid
-      gid = nil
-    end
-  end
-  if not jobId and not full then
-    jobId, full, flat = takeUngroupedJob(k, Q, fits, batch)
-  end
-  if not jobId and not groupsFirst and not full then
-    jobId, gid, full = takeGroupedJob(Q, now, fits)
-    if not jobId then
-      reopenTs = gid
-      gid = nil
-    end
-  end
-  if full then
-    return {0, 0, 0, 0}
-  end
-  if not jobId then
-    local wakeTs = nextDelayedDueTs(k.delayed)
-    if reopenTs > 0 then
-      -- A rate-limited group reopens: wake this worker, and any blocked one, by then. This is a
-      -- wake-up time, not a rate limit: the queue's other work is not held back meanwhile.
-      if wakeTs == 0 or reopenTs < wakeTs then
-        wakeTs = reopenTs
-      end
-      signalWakeBy(k.marker, reopenTs)
-    end
-    return {0, 0, 0, wakeTs}
-  end
-
-  local jobKey = Q .. jobId
-  -- The hash is read before this fetch's writes (the reply gets them applied to the copy): it
-  -- answers the checks below and gives attemptsStarted, so one HSET writes all of the start.
-  if not flat then
-    flat = redis.call("HGETALL", jobKey)
-  end
-  local hasDeferredFailure = flatField(flat, "defa") ~= nil
-  if maxJobs and not hasDeferredFailure then
-    -- Fixed window: the first start in a window opens it for \`duration\` ms.
-    if redis.call("INCR", k.limiter) == 1 and duration then
-      redis.call("PEXPIRE", k.limiter, math.floor(math.abs(duration)))
-    end
-    if duration then
-      redis.call("ZADD", startLog, now, now .. ":" .. jobId)
-      redis.call("PEXPIRE", startLog, math.floor(math.abs(duration)) + 1)
-    end
-  end
-  if w.token ~= "0" then
-    redis.call("SET", jobKey .. ":lock", w.token, "PX", w.lockDuration)
-  end
-  redis.call("XADD", k.events, "*", "event", "active", "jobId", jobId, "prev", "waiting")
-  -- attemptsStarted goes up by one, as HINCRBY would leave it.
-  local attemptsStarted = tostring((tonumber(flatField(flat, "ats")) or 0) + 1)
-  if w.name then
-    redis.call("HSET", jobKey, "processedOn", now, "ats", attemptsStarted, "pb", w.name)
-  else
-    redis.call("HSET", jobKey, "processedOn", now, "ats", attemptsStarted)
-  end
-  -- The marker this worker consumed may have stood for more jobs: let the next idle worker try.
-  if not batch then
-    redis.call("ZADD", k.marker, 0, "0")
-  end
-  setFlatField(flat, "processedOn", string.format("%.0f", now))
-  if w.name then
-    setFlatField(flat, "pb", w.name)
-  end
-  setFlatField(flat, "ats", attemptsStarted)
-  return {flat, jobId, 0, 0}
-end
+--- @include "fetchNextJob"
 
 local keys = {wait = KEYS[1], active = KEYS[2], prioritized = KEYS[3], events = KEYS[4],
   limiter = KEYS[5], delayed = KEYS[6], meta = KEYS[7], pc = KEYS[8], marker = KEYS[9]}
 return fetchNextJob(keys, ARGV[1], tonumber(ARGV[2]), cjson.decode(ARGV[3]))
 `,
+      INCLUDES,
+    ),
   },
   moveToActiveBatch: {
     name: 'moveToActiveBatch',
     numberOfKeys: 9,
     keys: ['wait', 'active', 'prioritized', 'events', 'limiter', 'delayed', 'meta', 'pc', 'marker'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Gives the calling BatchWorker up to ARGV[4] jobs at once, all locked with its token, stopping
   before the sum of their data sizes passes ARGV[5] bytes (see includes/fetchJobBatch.lua).
 
@@ -8121,685 +3188,22 @@ return fetchNextJob(keys, ARGV[1], tonumber(ARGV[2]), cjson.decode(ARGV[3]))
 
   Returns {{jobHashFlat...}, {jobId...}, 0, 0} or {0, 0, rateLimitTtl, nextWakeTs}.
 ]]
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
-
-
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
-
--- Puts a job that is ready to run where workers look for it: a grouped job (hash field \`gid\`)
--- into its group's line, else the wait list for priority 0 (pushCmd LPUSH = back of the line,
--- RPUSH = front), else the prioritized set. waitKey is Q .. "wait".
--- knownGid: the job's group when the caller just wrote the hash (false: none); nil reads it.
-local function enqueueReadyJob(waitKey, prioritizedKey, pcKey, markerKey, jobId, priority, pushCmd, pausedOrMaxed, knownGid)
-  local Q = baseOfKey(waitKey, "wait")
-  local gid = knownGid
-  if gid == nil then
-    gid = redis.call("HGET", Q .. jobId, "gid")
-  end
-  if gid then
-    pushGroupedJob(Q, gid, jobId, pushCmd)
-    if not isGroupPaused(Q, gid) then
-      signalJobsReady(markerKey, pausedOrMaxed)
-    end
-    return
-  end
-  if priority > 0 then
-    redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
-  else
-    redis.call(pushCmd, waitKey, jobId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-end
-
-
--- Moves delayed jobs whose due time has come (at most 1000 per call) to wait or prioritized, and
--- due grouped delayed jobs (Q group-delayed, at most 1000 more) to their groups' lines.
-local function promoteDueDelayedJobs(delayedKey, waitKey, prioritizedKey, pcKey, eventsKey, markerKey, Q, now, pausedOrMaxed)
-  local due = redis.call("ZRANGEBYSCORE", delayedKey, 0, (now + 1) * 4096 - 1, "LIMIT", 0, 1000)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", delayedKey, jobId)
-    local jobKey = Q .. jobId
-    local fields = redis.call("HMGET", jobKey, "priority", "gid")
-    local priority = tonumber(fields[1]) or 0
-    if fields[2] then
-      -- A grouped job a bullmq script delayed: it goes back to its group.
-      pushGroupedJob(Q, fields[2], jobId, "LPUSH")
-    elseif priority > 0 then
-      redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
-    else
-      redis.call("LPUSH", waitKey, jobId)
-    end
-    redis.call("XADD", eventsKey, "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-    redis.call("HSET", jobKey, "delay", 0)
-  end
-  if #due + promoteDueGroupedJobs(Q, now, 1000) > 0 then
-    signalJobsReady(markerKey, pausedOrMaxed)
-  end
-end
-
-
--- Hands the next runnable job to a worker, or explains why there is none.
--- Returns {jobHashFlat, jobId, 0, 0}, {0, 0, rateLimitTtlMs, 0}, {0, 0, 0, nextWakeTs},
--- {0, 0, 0, 0, 1} (paused or at its global concurrency) or {0, 0, 0, 0} (nothing at all).
--- nextWakeTs is the due time of the earliest delayed job (grouped or not) or, if sooner, when a
--- rate-limited group may start a job again.
--- k: table of keys {wait, active, prioritized, events, limiter, delayed, meta, pc, marker}
--- w: worker table {token, lockDuration, limitMax, limitDuration, name}
--- batch (BatchWorker fetches, see fetchJobBatch): nil, or {fits = function(jobId), later = bool}.
---   \`fits\` is asked before a job is taken and a job that does not fit ends the batch, so the
---   byte budget never takes a job out of its place in line; \`later\` (every job after the
---   batch's first) skips what one fetch per batch does: promoting due delayed jobs. The batch
---   table also keeps the meta fields read by its first fetch. A batch fetch never writes the
---   wake-up marker here; fetchJobBatch writes it once.
-
--- Most grouped jobs found in the plain wait list (put there by a bullmq script, e.g. bullmq's
--- stalled checker) that one fetch returns to their groups.
-local MAX_REGROUPED = 10
-
--- A field of a flat HGETALL reply, or nil.
-local function flatField(flat, field)
-  for i = 1, #flat, 2 do
-    if flat[i] == field then
-      return flat[i + 1]
-    end
-  end
-  return nil
-end
-
--- Sets (or appends) a field of a flat HGETALL reply, to match a write made after reading it.
-local function setFlatField(flat, field, value)
-  for i = 1, #flat, 2 do
-    if flat[i] == field then
-      flat[i + 1] = value
-      return
-    end
-  end
-  flat[#flat + 1] = field
-  flat[#flat + 1] = value
-end
-
--- Pops the next ungrouped job (wait list, then prioritized) into active, and returns its id,
--- false (the batch is not full) and its hash as read (one HGETALL serves the group check and
--- the reply). A grouped job found there goes back to the front of its group's line instead.
-local function takeUngroupedJob(k, Q, fits, batch)
-  for _ = 1, MAX_REGROUPED do
-    if fits then
-      local nextId = redis.call("LINDEX", k.wait, -1)
-      if nextId == false then
-        nextId = redis.call("ZRANGE", k.prioritized, 0, 0)[1]
-      end
-      if nextId and string.sub(nextId, 1, 2) ~= "0:" and not fits(nextId) then
-        return nil, true
-      end
-    end
-    local jobId = redis.call("RPOPLPUSH", k.wait, k.active)
-    -- Entries starting with "0:" are markers left by bullmq 4 / early 5; they are not jobs.
-    while jobId and string.sub(jobId, 1, 2) == "0:" do
-      redis.call("LREM", k.active, 1, jobId)
-      jobId = redis.call("RPOPLPUSH", k.wait, k.active)
-    end
-    if not jobId then
-      local popped = redis.call("ZPOPMIN", k.prioritized)
-      if not popped[1] then
-        redis.call("DEL", k.pc)
-        return nil
-      end
-      jobId = popped[1]
-      redis.call("LPUSH", k.active, jobId)
-    end
-    local flat = redis.call("HGETALL", Q .. jobId)
-    local gid = flatField(flat, "gid")
-    if not gid then
-      return jobId, false, flat
-    end
-    redis.call("LREM", k.active, 1, jobId)
-    pushGroupedJob(Q, gid, jobId, "RPUSH")
-    if batch then
-      batch.noGroups = nil
-    end
-  end
-  return nil
-end
-
--- Grouped jobs at the tail of the plain wait list (next in line there) go back to the front of
--- their groups' lines before anything is chosen, so they keep their place in their group.
-local function regroupStrays(k, Q)
-  for _ = 1, MAX_REGROUPED do
-    local tail = redis.call("LINDEX", k.wait, -1)
-    if not tail then
-      return
-    end
-    local gid = redis.call("HGET", Q .. tail, "gid")
-    if not gid then
-      return
-    end
-    redis.call("RPOP", k.wait)
-    pushGroupedJob(Q, gid, tail, "RPUSH")
-  end
-end
-
-local function fetchNextJob(k, Q, now, w, batch)
-  -- A batch reads meta once: nothing else runs while this script does.
-  local meta = (batch and batch.meta) or redis.call("HMGET", k.meta, "max", "duration", "paused", "concurrency")
-  if batch then
-    batch.meta = meta
-  end
-  local pausedOrMaxed = isPausedOrMaxedFrom(meta[3], meta[4], k.active)
-  if not (batch and batch.later) then
-    promoteDueDelayedJobs(k.delayed, k.wait, k.prioritized, k.pc, k.events, k.marker, Q, now, pausedOrMaxed)
-  end
-  local fits = batch and batch.fits
-
-  -- Queue-wide max wins over the worker's; the worker's window duration wins over the queue's.
-  local maxJobs = tonumber(meta[1]) or w.limitMax
-  local duration = w.limitDuration or tonumber(meta[2])
-  -- Two rules, both must pass. bullmq's fixed window (the \`limiter\` counter, shared with bullmq
-  -- workers) and OxMQ's sliding log of start times (\`limiter:log\`), which keeps any \`duration\`
-  -- long stretch to \`max\` starts where a fixed window allows 2·max across its edge.
-  local startLog = k.limiter .. ":log"
-  if maxJobs then
-    local used = tonumber(redis.call("GET", k.limiter) or "0")
-    if used >= maxJobs then
-      local ttl = redis.call("PTTL", k.limiter)
-      if ttl == 0 then
-        redis.call("DEL", k.limiter)
-      elseif ttl > 0 then
-        return {0, 0, ttl, 0}
-      end
-    end
-    if duration then
-      redis.call("ZREMRANGEBYSCORE", startLog, "-inf", "(" .. (now - duration))
-      if redis.call("ZCARD", startLog) >= maxJobs then
-        local oldest = redis.call("ZRANGE", startLog, 0, 0, "WITHSCORES")
-        return {0, 0, math.max(1, tonumber(oldest[2]) + duration - now + 1), 0}
-      end
-    end
-  end
-
-  if pausedOrMaxed then
-    -- The 5th field says the queue holds its jobs back: a bullmq worker freeing a slot of a
-    -- global concurrency writes no marker, so an idle worker must poll rather than wait for one.
-    return {0, 0, 0, 0, 1}
-  end
-
-  -- Grouped and ungrouped work take turns while both have some, so neither starves the other;
-  -- when the preferred side has nothing to hand out, the other side is tried. Without groups in
-  -- the ring no turn is taken, and a stray grouped job in wait is regrouped when popped.
-  local ringKey = Q .. "groups"
-  local groupsFirst = false
-  -- A batch asks once: the ring only gains a group here when a stray is regrouped, which clears
-  -- the flag (see takeUngroupedJob).
-  local mayHaveGroups = not (batch and batch.noGroups)
-  if mayHaveGroups and redis.call("LLEN", ringKey) > 0 then
-    regroupStrays(k, Q)
-    if redis.call("LLEN", k.wait) > 0 or redis.call("ZCARD", k.prioritized) > 0 then
-      groupsFirst = redis.call("INCR", Q .. "groups:turn") % 2 == 0
-    end
-  elseif batch then
-    batch.noGroups = true
-  end
-  local jobId, gid, reopenTs, full, flat = nil, nil, 0, false, nil
-  if groupsFirst then
-    jobId, gid, full = takeGroupedJob(Q, now, fits)
-    if not jobId then
-      reopenTs = gid
-      gid = nil
-    end
-  end
-  if not jobId and not full then
-    jobId, full, flat = takeUngroupedJob(k, Q, fits, batch)
-  end
-  if not jobId and not groupsFirst and not full then
-    jobId, gid, full = takeGroupedJob(Q, now, fits)
-    if not jobId then
-      reopenTs = gid
-      gid = nil
-    end
-  end
-  if full then
-    return {0, 0, 0, 0}
-  end
-  if not jobId then
-    local wakeTs = nextDelayedDueTs(k.delayed)
-    if reopenTs > 0 then
-      -- A rate-limited group reopens: wake this worker, and any blocked one, by then. This is a
-      -- wake-up time, not a rate limit: the queue's other work is not held back meanwhile.
-      if wakeTs == 0 or reopenTs < wakeTs then
-        wakeTs = reopenTs
-      end
-      signalWakeBy(k.marker, reopenTs)
-    end
-    return {0, 0, 0, wakeTs}
-  end
-
-  local jobKey = Q .. jobId
-  -- The hash is read before this fetch's writes (the reply gets them applied to the copy): it
-  -- answers the checks below and gives attemptsStarted, so one HSET writes all of the start.
-  if not flat then
-    flat = redis.call("HGETALL", jobKey)
-  end
-  local hasDeferredFailure = flatField(flat, "defa") ~= nil
-  if maxJobs and not hasDeferredFailure then
-    -- Fixed window: the first start in a window opens it for \`duration\` ms.
-    if redis.call("INCR", k.limiter) == 1 and duration then
-      redis.call("PEXPIRE", k.limiter, math.floor(math.abs(duration)))
-    end
-    if duration then
-      redis.call("ZADD", startLog, now, now .. ":" .. jobId)
-      redis.call("PEXPIRE", startLog, math.floor(math.abs(duration)) + 1)
-    end
-  end
-  if w.token ~= "0" then
-    redis.call("SET", jobKey .. ":lock", w.token, "PX", w.lockDuration)
-  end
-  redis.call("XADD", k.events, "*", "event", "active", "jobId", jobId, "prev", "waiting")
-  -- attemptsStarted goes up by one, as HINCRBY would leave it.
-  local attemptsStarted = tostring((tonumber(flatField(flat, "ats")) or 0) + 1)
-  if w.name then
-    redis.call("HSET", jobKey, "processedOn", now, "ats", attemptsStarted, "pb", w.name)
-  else
-    redis.call("HSET", jobKey, "processedOn", now, "ats", attemptsStarted)
-  end
-  -- The marker this worker consumed may have stood for more jobs: let the next idle worker try.
-  if not batch then
-    redis.call("ZADD", k.marker, 0, "0")
-  end
-  setFlatField(flat, "processedOn", string.format("%.0f", now))
-  if w.name then
-    setFlatField(flat, "pb", w.name)
-  end
-  setFlatField(flat, "ats", attemptsStarted)
-  return {flat, jobId, 0, 0}
-end
-
--- Hands a BatchWorker up to \`batchSize\` jobs, each taken exactly as fetchNextJob takes one (rate
--- limits count every job, global and group concurrency hold, each job is locked with the
--- batch's token and announced \`active\`). The batch stops before the job whose data would bring
--- the sum of the batch's data sizes past \`maxBytes\`; the first job always comes, however big,
--- so an oversized job is never starved. maxBytes 0 means no byte budget.
--- Returns {{jobHashFlat...}, {jobId...}, 0, 0}, or fetchNextJob's "no job" tuple
--- {0, 0, rateLimitTtl, nextWakeTs} when not even the first job could be taken.
-
-local function dataSizeOfFlatHash(flat)
-  return #(flatField(flat, "data") or "")
-end
-
-local function fetchJobBatch(k, Q, now, w, batchSize, maxBytes)
-  local batch = {later = false}
-  local first = fetchNextJob(k, Q, now, w, batch)
-  if first[1] == 0 then
-    return first
-  end
-  local hashes, ids = {first[1]}, {first[2]}
-  local used = dataSizeOfFlatHash(first[1])
-  batch.later = true
-  if maxBytes > 0 then
-    batch.fits = function(jobId)
-      return used + redis.call("HSTRLEN", Q .. jobId, "data") <= maxBytes
-    end
-  end
-  while #ids < batchSize do
-    local nextJob = fetchNextJob(k, Q, now, w, batch)
-    if nextJob[1] == 0 then
-      break
-    end
-    hashes[#hashes + 1] = nextJob[1]
-    ids[#ids + 1] = nextJob[2]
-    used = used + dataSizeOfFlatHash(nextJob[1])
-  end
-  -- The marker this worker consumed may have stood for more jobs: let the next idle worker try.
-  redis.call("ZADD", k.marker, 0, "0")
-  return {hashes, ids, 0, 0}
-end
+--- @include "fetchJobBatch"
 
 local keys = {wait = KEYS[1], active = KEYS[2], prioritized = KEYS[3], events = KEYS[4],
   limiter = KEYS[5], delayed = KEYS[6], meta = KEYS[7], pc = KEYS[8], marker = KEYS[9]}
 return fetchJobBatch(keys, ARGV[1], tonumber(ARGV[2]), cjson.decode(ARGV[3]),
   tonumber(ARGV[4]), tonumber(ARGV[5]))
 `,
+      INCLUDES,
+    ),
   },
   moveToDelayed: {
     name: 'moveToDelayed',
     numberOfKeys: 7,
     keys: ['marker', 'active', 'delayed', 'jobHash', 'events', 'meta', 'stalled'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Moves an active job to the delayed set: a retry with backoff, or a processor postponing its job.
   A grouped job goes to Q group-delayed instead (promoted into its group's line when due) and
   frees its group slot.
@@ -8813,400 +3217,11 @@ return fetchJobBatch(keys, ARGV[1], tonumber(ARGV[2]), cjson.decode(ARGV[3]),
 
   Returns 0, or -1 job missing, -2 lock missing, -3 not active, -6 lock owned by another token.
 ]]
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
--- Drops the lock a worker holds on a job. Token "0" means the caller never took a lock.
--- Returns 0 on success, -6 when another token owns the lock, -2 when the lock is gone.
-local function releaseJobLock(jobKey, stalledKey, token, jobId)
-  if token == "0" then
-    return 0
-  end
-  local lockKey = jobKey .. ":lock"
-  local owner = redis.call("GET", lockKey)
-  if owner == token then
-    redis.call("DEL", lockKey)
-    redis.call("SREM", stalledKey, jobId)
-    return 0
-  end
-  if owner then
-    return -6
-  end
-  return -2
-end
-
--- The common first step of every move out of \`active\` by the worker that ran the job: the job
--- must exist and be locked by \`token\`; then the outcome's fields are written and the id leaves
--- the active list. Returns 0, or -1 (job missing), -2 / -6 (lock), -3 (not active).
--- knownToExist: true when the caller already read the job hash and found it.
-local function leaveActive(jobKey, activeKey, stalledKey, jobId, token, fieldsJson, knownToExist)
-  if not knownToExist and redis.call("EXISTS", jobKey) == 0 then
-    return -1
-  end
-  local lockResult = releaseJobLock(jobKey, stalledKey, token, jobId)
-  if lockResult < 0 then
-    return lockResult
-  end
-  -- "[]" (nothing to write) is what every completion sends: not worth a JSON decode per job.
-  if fieldsJson ~= "[]" then
-    local fields = cjson.decode(fieldsJson)
-    if #fields > 0 then
-      redis.call("HSET", jobKey, unpack(fields))
-    end
-  end
-  if redis.call("LREM", activeKey, -1, jobId) == 0 then
-    return -3
-  end
-  return 0
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
-
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
+--- @include "getMaxEvents"
+--- @include "leaveActive"
+--- @include "markers"
+--- @include "scores"
+--- @include "groups"
 
 local jobKey = KEYS[4]
 local jobId = ARGV[1]
@@ -9232,6 +3247,8 @@ redis.call("XADD", KEYS[5], "MAXLEN", "~", getMaxEvents(KEYS[6]), "*", "event", 
 signalNextDelayed(KEYS[1], KEYS[3])
 return 0
 `,
+      INCLUDES,
+    ),
   },
   moveToFinished: {
     name: 'moveToFinished',
@@ -9251,7 +3268,8 @@ return 0
       'jobHash',
       'metrics',
     ],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Completes or fails an active job, optionally handing the same worker its next job.
 
   KEYS[1] wait      KEYS[5] stalled   KEYS[9]  pc
@@ -9276,1089 +3294,11 @@ return 0
   -1 job missing, -2 lock missing, -3 not active, -4 pending children, -6 lock owned by another
   token, -9 a child failed with failParentOnFailure.
 ]]
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
--- Drops the lock a worker holds on a job. Token "0" means the caller never took a lock.
--- Returns 0 on success, -6 when another token owns the lock, -2 when the lock is gone.
-local function releaseJobLock(jobKey, stalledKey, token, jobId)
-  if token == "0" then
-    return 0
-  end
-  local lockKey = jobKey .. ":lock"
-  local owner = redis.call("GET", lockKey)
-  if owner == token then
-    redis.call("DEL", lockKey)
-    redis.call("SREM", stalledKey, jobId)
-    return 0
-  end
-  if owner then
-    return -6
-  end
-  return -2
-end
-
--- The common first step of every move out of \`active\` by the worker that ran the job: the job
--- must exist and be locked by \`token\`; then the outcome's fields are written and the id leaves
--- the active list. Returns 0, or -1 (job missing), -2 / -6 (lock), -3 (not active).
--- knownToExist: true when the caller already read the job hash and found it.
-local function leaveActive(jobKey, activeKey, stalledKey, jobId, token, fieldsJson, knownToExist)
-  if not knownToExist and redis.call("EXISTS", jobKey) == 0 then
-    return -1
-  end
-  local lockResult = releaseJobLock(jobKey, stalledKey, token, jobId)
-  if lockResult < 0 then
-    return lockResult
-  end
-  -- "[]" (nothing to write) is what every completion sends: not worth a JSON decode per job.
-  if fieldsJson ~= "[]" then
-    local fields = cjson.decode(fieldsJson)
-    if #fields > 0 then
-      redis.call("HSET", jobKey, unpack(fields))
-    end
-  end
-  if redis.call("LREM", activeKey, -1, jobId) == 0 then
-    return -3
-  end
-  return 0
-end
-
--- Splits a full job key "<prefix>:<queue>:<jobId>" on its last colon into the queue base key
--- (with the trailing colon) and the job id. Returns nil for a key without a colon.
-local function splitJobKey(fullKey)
-  local base, jobId = string.match(fullKey, "^(.*:)([^:]*)$")
-  return base, jobId
-end
-
--- The parent's queue base key (with the trailing colon) and id: from the \`parent\` JSON when it
--- is readable, else by splitting \`parentKey\`.
-local function parentOfJob(parentKey, parentJson)
-  if parentJson then
-    local ok, parent = pcall(cjson.decode, parentJson)
-    if ok and type(parent) == "table" and type(parent.queueKey) == "string"
-        and parent.id ~= nil then
-      return parent.queueKey .. ":", tostring(parent.id)
-    end
-  end
-  return splitJobKey(parentKey)
-end
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
-
-
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
-
--- Moves a parent whose children are done out of waiting-children of its own queue (parentBase,
--- with the trailing colon): to delayed when it has a delay (due now + delay), else to the front
--- of wait (priority 0) or into prioritized; a grouped parent to Q group-delayed or the front of
--- its group's line. Events go to the parent queue's stream.
-local function releaseParent(parentBase, parentId, now)
-  local parentKey = parentBase .. parentId
-  local fields = redis.call("HMGET", parentKey, "delay", "priority", "gid")
-  local delay = tonumber(fields[1]) or 0
-  local priority = tonumber(fields[2]) or 0
-  local gid = fields[3]
-  local eventsKey = parentBase .. "events"
-  local markerKey = parentBase .. "marker"
-  if delay > 0 then
-    local dueTs = now + delay
-    local delayedKey = parentBase .. "delayed"
-    if gid then
-      redis.call("ZADD", parentBase .. "group-delayed", dueTs * 4096, parentId)
-    else
-      redis.call("ZADD", delayedKey, dueTs * 4096, parentId)
-    end
-    redis.call("XADD", eventsKey, "*", "event", "delayed", "jobId", parentId, "delay", dueTs)
-    signalNextDelayed(markerKey, delayedKey)
-    return
-  end
-  local pausedOrMaxed = isPausedOrMaxed(parentBase .. "meta", parentBase .. "active")
-  if gid then
-    pushGroupedJob(parentBase, gid, parentId, "RPUSH")
-  elseif priority > 0 then
-    redis.call("ZADD", parentBase .. "prioritized", priorityScore(parentBase .. "pc", priority), parentId)
-  else
-    -- RPUSH: the front of the line, ahead of jobs that were already waiting.
-    redis.call("RPUSH", parentBase .. "wait", parentId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-  redis.call("XADD", eventsKey, "*", "event", "waiting", "jobId", parentId, "prev", "waiting-children")
-end
-
--- Releases the parent if it has no pending children and is still waiting for them.
-local function releaseParentIfDone(parentKey, parentBase, parentId, now)
-  if redis.call("SCARD", parentKey .. ":dependencies") == 0 and redis.call("EXISTS", parentKey) == 1
-      and redis.call("ZREM", parentBase .. "waiting-children", parentId) == 1 then
-    releaseParent(parentBase, parentId, now)
-  end
-end
-
--- What a child's final outcome does to its parent (nothing for a job without one).
--- completed: the return value lands in <parent>:processed; the parent runs once nothing is pending.
--- failed (final failure only), by the flag in the child's \`parent\` JSON:
---   fpof: recorded in <parent>:unsuccessful; the parent gets a deferred failure (\`defa\`) and is
---         moved to wait so that a worker fails it without running its processor;
---   cpof: the failure lands in <parent>:failed and the parent runs now, pending children or not;
---   idof: the failure lands in <parent>:failed; the parent runs once nothing is pending;
---   rdof: the child is dropped from the dependencies; the parent runs once nothing is pending;
---   none: the child stays pending, so the parent keeps waiting.
--- \`known\` (optional): the job's {parentKey, parent} fields when the caller already read them.
-local function onChildFinished(jobKey, outcome, value, now, known)
-  local fields = known or redis.call("HMGET", jobKey, "parentKey", "parent")
-  local parentKey = fields[1]
-  if not parentKey then
-    return
-  end
-  local parentBase, parentId = parentOfJob(parentKey, fields[2])
-  if not parentBase then
-    return
-  end
-  local dependenciesKey = parentKey .. ":dependencies"
-
-  if outcome == "completed" then
-    if redis.call("SREM", dependenciesKey, jobKey) == 1 then
-      redis.call("HSET", parentKey .. ":processed", jobKey, value)
-      releaseParentIfDone(parentKey, parentBase, parentId, now)
-    end
-    return
-  end
-
-  local flags = {}
-  if fields[2] then
-    local ok, parent = pcall(cjson.decode, fields[2])
-    if ok and type(parent) == "table" then
-      flags = parent
-    end
-  end
-  if flags.fpof then
-    if redis.call("SREM", dependenciesKey, jobKey) == 1 then
-      redis.call("ZADD", parentKey .. ":unsuccessful", now, jobKey)
-    end
-    if redis.call("EXISTS", parentKey) == 0 then
-      return
-    end
-    local reason = "child " .. jobKey .. " failed"
-    local released = redis.call("ZREM", parentBase .. "waiting-children", parentId) == 1
-    if not released and (redis.call("ZREM", parentBase .. "delayed", parentId) == 1
-        or redis.call("ZREM", parentBase .. "group-delayed", parentId) == 1) then
-      redis.call("HSET", parentKey, "delay", 0)
-      released = true
-    end
-    if released then
-      redis.call("HSET", parentKey, "defa", reason)
-      -- Straight to wait (not delayed again): the worker that fetches it fails it at once.
-      redis.call("HSET", parentKey, "delay", 0)
-      releaseParent(parentBase, parentId, now)
-    elseif not redis.call("ZSCORE", parentBase .. "failed", parentId) then
-      redis.call("HSET", parentKey, "defa", reason)
-    end
-  elseif flags.cpof then
-    redis.call("SREM", dependenciesKey, jobKey)
-    redis.call("HSET", parentKey .. ":failed", jobKey, value)
-    if redis.call("EXISTS", parentKey) == 1 and redis.call("ZREM", parentBase .. "waiting-children", parentId) == 1 then
-      releaseParent(parentBase, parentId, now)
-    end
-  elseif flags.idof then
-    if redis.call("SREM", dependenciesKey, jobKey) == 1 then
-      redis.call("HSET", parentKey .. ":failed", jobKey, value)
-      releaseParentIfDone(parentKey, parentBase, parentId, now)
-    end
-  elseif flags.rdof then
-    if redis.call("SREM", dependenciesKey, jobKey) == 1 then
-      releaseParentIfDone(parentKey, parentBase, parentId, now)
-    end
-  end
-end
-
--- Runs a variadic command (ZREM, SADD, ...) on a key with many members, in slices small enough
--- for unpack's stack limit.
-local function batchedCall(command, key, members)
-  for from = 1, #members, 5000 do
-    redis.call(command, key, unpack(members, from, math.min(from + 4999, #members)))
-  end
-end
-
--- Per-minute throughput in bullmq's layout: the hash keeps a running count and the count at the
--- last minute boundary; the list holds one number per minute, newest first.
-local function collectMetrics(metricsKey, dataKey, maxDataPoints, now)
-  local previous = redis.call("HINCRBY", metricsKey, "count", 1) - 1
-  local last = redis.call("HMGET", metricsKey, "prevTS", "prevCount")
-  if not last[1] then
-    redis.call("HSET", metricsKey, "prevTS", now, "prevCount", 0)
-    return
-  end
-  local minutes = math.floor(now / 60000) - math.floor(tonumber(last[1]) / 60000)
-  if minutes > maxDataPoints then
-    minutes = maxDataPoints
-  end
-  if minutes > 0 then
-    -- LPUSH leaves its last argument at the head: the delta goes first, so the zeros of the
-    -- minutes without finishes end up above it. In slices: unpack() refuses ~8000 values.
-    local points = {previous - tonumber(last[2])}
-    for _ = 2, minutes do
-      table.insert(points, 0)
-    end
-    batchedCall("LPUSH", dataKey, points)
-    redis.call("LTRIM", dataKey, 0, maxDataPoints - 1)
-    redis.call("HSET", metricsKey, "prevCount", previous, "prevTS", now)
-  end
-end
-
-
--- Deletes a job hash and every key that hangs off it.
-local function deleteJobKeys(jobKey)
-  redis.call("DEL", jobKey, jobKey .. ":logs", jobKey .. ":dependencies", jobKey .. ":processed",
-    jobKey .. ":failed", jobKey .. ":unsuccessful", jobKey .. ":lock")
-end
-
-
-
--- Deletes a job's keys, and first its deduplication key (plus the "dedup next" proto-job) when
--- that key still points at this job, so the next add with the same deduplication id is not
--- swallowed by a job that no longer exists. A grouped job also leaves its group's active set
--- (waking idle workers if that frees a slot) and Q group-delayed, both cheap; taking it out of
--- its group's line is the caller's part, as taking it out of Q wait is.
-local function removeJobWithDedup(Q, jobId)
-  local jobKey = Q .. jobId
-  local fields = redis.call("HMGET", jobKey, "deid", "gid")
-  local dedupId = fields[1]
-  if dedupId then
-    local dedupKey = Q .. "de:" .. dedupId
-    if redis.call("GET", dedupKey) == jobId then
-      redis.call("DEL", dedupKey, Q .. "dn:" .. dedupId)
-    end
-  end
-  if fields[2] then
-    leaveGroupActive(Q, fields[2], jobId)
-    redis.call("ZREM", Q .. "group-delayed", jobId)
-  end
-  deleteJobKeys(jobKey)
-end
-
-
-
-
-
-
--- Removing a job that is a flow child: the job leaves its parent's pending dependencies first.
--- A parent left with no pending dependency while it waits for children is either released to
--- the front of its queue's wait list (its group's line for a grouped parent; ignoring its priority and delay, as bullmq's removal does)
--- or, in "hard" mode (drain, clean, obliterate) when it lives in the same queue as the removed
--- job, removed as well, with the same rule applied to its own parent.
--- A released parent is always announced (\`waiting\`, prev=waiting-children) on its queue's
--- events and woken with a marker unless that queue is paused or maxed. bullmq 6.7.0 skips the
--- event when releasing a cross-queue parent in hard mode; emitting it keeps QueueEvents
--- listeners of the parent queue informed and bullmq readers accept it.
--- Parent keys come from the job hash (\`parentKey\`, \`parent\` JSON), not from KEYS: on a cluster
--- every queue of a flow must share one hash slot (a shared hash-tagged prefix).
-
-local function releaseParentToWait(parentBase, parentId)
-  local gid = redis.call("HGET", parentBase .. parentId, "gid")
-  if gid then
-    pushGroupedJob(parentBase, gid, parentId, "RPUSH")
-  else
-    redis.call("RPUSH", parentBase .. "wait", parentId)
-  end
-  signalJobsReady(parentBase .. "marker",
-    isPausedOrMaxed(parentBase .. "meta", parentBase .. "active"))
-  redis.call("XADD", parentBase .. "events", "MAXLEN", "~", getMaxEvents(parentBase .. "meta"),
-    "*", "event", "waiting", "jobId", parentId, "prev", "waiting-children")
-end
-
--- Takes the job (Q .. jobId, not yet deleted) out of its parent's pending dependencies. Returns
--- the parent's base and id when that parent must be hard-removed by the caller, else nil (no
--- parent, still pending children, not waiting for children, or released to wait).
--- known: the job's {parentKey, parent} fields when the caller already read them.
-local function detachFromParent(Q, jobId, hard, known)
-  local jobKey = Q .. jobId
-  local fields = known or redis.call("HMGET", jobKey, "parentKey", "parent")
-  local parentKey = fields[1]
-  if not parentKey then
-    return nil
-  end
-  local dependenciesKey = parentKey .. ":dependencies"
-  if redis.call("SREM", dependenciesKey, jobKey) == 0
-      or redis.call("SCARD", dependenciesKey) > 0 then
-    return nil
-  end
-  local parentBase, parentId = parentOfJob(parentKey, fields[2])
-  if not parentBase or redis.call("EXISTS", parentKey) == 0
-      or redis.call("ZREM", parentBase .. "waiting-children", parentId) == 0 then
-    return nil
-  end
-  if hard and parentBase == Q then
-    return parentBase, parentId
-  end
-  releaseParentToWait(parentBase, parentId)
-  return nil
-end
-
--- Detaches the job from its parent, then deletes it with its deduplication key (when owned).
--- hard: true for drain, clean and obliterate; false for removeJob.
-local function removeJobDetached(Q, jobId, hard)
-  local base, id = Q, jobId
-  while base do
-    local parentBase, parentId = detachFromParent(base, id, hard)
-    removeJobWithDedup(base, id)
-    base, id = parentBase, parentId
-  end
-end
-
--- For removeOnComplete / removeOnFail: detaches the job from its parent (never hard), then
--- deletes its keys; deduplication keys are left alone, as bullmq's finished-job trimming does.
-local function deleteFinishedJobDetached(Q, jobId, known)
-  detachFromParent(Q, jobId, false, known)
-  deleteJobKeys(Q .. jobId)
-end
-
--- The per-job part of finishing an active job (completed or failed for good), shared by
--- moveToFinished (one job) and moveToFinishedBatch (many): lock and state checks, the outcome
--- fields, leaving active (and its group), the deduplication window, the parent, attemptsMade,
--- the finished set (or deletion), the events and metrics. Trimming the finished set, the
--- events stream and the drained / marker checks are once per call, so the callers do them.
--- f: {jobId, token, now, target ("completed" | "failed"), field ("returnvalue" |
---     "failedReason"), value, fieldsJson, keepCount, attempts, metricsKey?, metricsMax?}
--- k: {active, stalled, events, finished}
--- Returns 0 or a negative error code (see moveToFinished-13.lua).
-local function finishActiveJob(k, Q, f)
-  local jobKey = Q .. f.jobId
-  -- A missing job passes these two checks (empty keys) and is refused by leaveActive with -1.
-  -- Empty sets do not exist in Redis: one EXISTS over both keys clears the usual case (a job
-  -- that is no flow parent) in one command instead of two.
-  if f.target == "completed"
-      and redis.call("EXISTS", jobKey .. ":dependencies", jobKey .. ":unsuccessful") ~= 0 then
-    if redis.call("SCARD", jobKey .. ":dependencies") ~= 0 then
-      return -4
-    end
-    if redis.call("ZCARD", jobKey .. ":unsuccessful") ~= 0 then
-      return -9
-    end
-  end
-
-  -- One read for everything below: whether the job exists (every job hash has a timestamp;
-  -- a hash without one is checked the long way), its attempts made and its links. It comes
-  -- before leaveActive writes f.fieldsJson, which must therefore never carry these fields
-  -- (callers send failedReason and stacktrace only).
-  local job = redis.call("HMGET", jobKey, "timestamp", "atm", "gid", "deid", "parentKey", "parent")
-  local left = leaveActive(jobKey, k.active, k.stalled, f.jobId, f.token, f.fieldsJson, job[1] ~= false)
-  if left < 0 then
-    return left
-  end
-  -- A grouped job frees its group slot (waking idle workers when the group was full).
-  if job[3] then
-    leaveGroupActive(Q, job[3], f.jobId)
-  end
-
-  -- A simple (no TTL) deduplication window closes when its owner finishes.
-  local dedupId = job[4]
-  if dedupId then
-    local dedupKey = Q .. "de:" .. dedupId
-    if redis.call("PTTL", dedupKey) == -1 and redis.call("GET", dedupKey) == f.jobId then
-      redis.call("DEL", dedupKey)
-    end
-  end
-
-  -- Before the job may be deleted below: its parent needs its key, result and flags.
-  local links = {job[5], job[6]}
-  onChildFinished(jobKey, f.target, f.value, f.now, links)
-
-  -- attemptsMade goes up by one: written with the outcome below (what HINCRBY would leave),
-  -- or not at all when the job is deleted.
-  local attemptsMade = (tonumber(job[2]) or 0) + 1
-  if f.keepCount == 0 then
-    deleteFinishedJobDetached(Q, f.jobId, links)
-  else
-    redis.call("ZADD", k.finished, f.now, f.jobId)
-    redis.call("HSET", jobKey, f.field, f.value, "finishedOn", f.now, "atm", attemptsMade)
-    if f.target == "failed" then
-      redis.call("HDEL", jobKey, "defa")
-    end
-  end
-
-  redis.call("XADD", k.events, "*", "event", f.target, "jobId", f.jobId, f.field, f.value, "prev", "active")
-  if f.target == "failed" and attemptsMade >= f.attempts then
-    redis.call("XADD", k.events, "*", "event", "retries-exhausted", "jobId", f.jobId, "attemptsMade", attemptsMade)
-  end
-  if f.metricsKey then
-    collectMetrics(f.metricsKey, f.metricsKey .. ":data", f.metricsMax, f.now)
-  end
-  return 0
-end
-
-
-
--- Applies removeOnComplete / removeOnFail to the finished set after a job landed in it:
--- jobs older than \`age\` seconds (at most \`limit\` of them) and jobs beyond the newest \`count\`.
--- Each trimmed job is detached from its parent first (a parent left without pending children is
--- released to its wait list); deduplication keys are not touched.
-local function trimFinishedJobs(finishedKey, Q, now, keep)
-  if keep.age then
-    local cutoff = now - keep.age * 1000
-    local old = redis.call("ZRANGEBYSCORE", finishedKey, 0, cutoff, "LIMIT", 0, keep.limit or 1000)
-    for _, id in ipairs(old) do
-      deleteFinishedJobDetached(Q, id)
-    end
-    batchedCall("ZREM", finishedKey, old)
-  end
-  if keep.count and keep.count > 0 then
-    local extra = redis.call("ZREVRANGE", finishedKey, keep.count, keep.count + 999)
-    for _, id in ipairs(extra) do
-      deleteFinishedJobDetached(Q, id)
-    end
-    batchedCall("ZREM", finishedKey, extra)
-  end
-end
-
-
--- After a completion call that handed out no next job: announce \`drained\` when nothing is
--- left to run, and under a global concurrency cap wake an idle worker for the freed slot (adds
--- write no marker while the queue is full, so nobody else would tell it).
--- k: {wait, active, prioritized, events, meta, marker}
-local function afterFinish(k, Q)
-  local ready = redis.call("LLEN", k.wait) + redis.call("ZCARD", k.prioritized) + redis.call("LLEN", Q .. "groups")
-  if ready == 0 and redis.call("LLEN", k.active) == 0 then
-    redis.call("XADD", k.events, "*", "event", "drained")
-  end
-  if ready > 0 and redis.call("HEXISTS", k.meta, "concurrency") == 1
-      and not isPausedOrMaxed(k.meta, k.active) then
-    redis.call("ZADD", k.marker, 0, "0")
-  end
-end
-
-
-
-
-
-
--- Puts a job that is ready to run where workers look for it: a grouped job (hash field \`gid\`)
--- into its group's line, else the wait list for priority 0 (pushCmd LPUSH = back of the line,
--- RPUSH = front), else the prioritized set. waitKey is Q .. "wait".
--- knownGid: the job's group when the caller just wrote the hash (false: none); nil reads it.
-local function enqueueReadyJob(waitKey, prioritizedKey, pcKey, markerKey, jobId, priority, pushCmd, pausedOrMaxed, knownGid)
-  local Q = baseOfKey(waitKey, "wait")
-  local gid = knownGid
-  if gid == nil then
-    gid = redis.call("HGET", Q .. jobId, "gid")
-  end
-  if gid then
-    pushGroupedJob(Q, gid, jobId, pushCmd)
-    if not isGroupPaused(Q, gid) then
-      signalJobsReady(markerKey, pausedOrMaxed)
-    end
-    return
-  end
-  if priority > 0 then
-    redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
-  else
-    redis.call(pushCmd, waitKey, jobId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-end
-
-
--- Moves delayed jobs whose due time has come (at most 1000 per call) to wait or prioritized, and
--- due grouped delayed jobs (Q group-delayed, at most 1000 more) to their groups' lines.
-local function promoteDueDelayedJobs(delayedKey, waitKey, prioritizedKey, pcKey, eventsKey, markerKey, Q, now, pausedOrMaxed)
-  local due = redis.call("ZRANGEBYSCORE", delayedKey, 0, (now + 1) * 4096 - 1, "LIMIT", 0, 1000)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", delayedKey, jobId)
-    local jobKey = Q .. jobId
-    local fields = redis.call("HMGET", jobKey, "priority", "gid")
-    local priority = tonumber(fields[1]) or 0
-    if fields[2] then
-      -- A grouped job a bullmq script delayed: it goes back to its group.
-      pushGroupedJob(Q, fields[2], jobId, "LPUSH")
-    elseif priority > 0 then
-      redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
-    else
-      redis.call("LPUSH", waitKey, jobId)
-    end
-    redis.call("XADD", eventsKey, "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-    redis.call("HSET", jobKey, "delay", 0)
-  end
-  if #due + promoteDueGroupedJobs(Q, now, 1000) > 0 then
-    signalJobsReady(markerKey, pausedOrMaxed)
-  end
-end
-
-
--- Hands the next runnable job to a worker, or explains why there is none.
--- Returns {jobHashFlat, jobId, 0, 0}, {0, 0, rateLimitTtlMs, 0}, {0, 0, 0, nextWakeTs},
--- {0, 0, 0, 0, 1} (paused or at its global concurrency) or {0, 0, 0, 0} (nothing at all).
--- nextWakeTs is the due time of the earliest delayed job (grouped or not) or, if sooner, when a
--- rate-limited group may start a job again.
--- k: table of keys {wait, active, prioritized, events, limiter, delayed, meta, pc, marker}
--- w: worker table {token, lockDuration, limitMax, limitDuration, name}
--- batch (BatchWorker fetches, see fetchJobBatch): nil, or {fits = function(jobId), later = bool}.
---   \`fits\` is asked before a job is taken and a job that does not fit ends the batch, so the
---   byte budget never takes a job out of its place in line; \`later\` (every job after the
---   batch's first) skips what one fetch per batch does: promoting due delayed jobs. The batch
---   table also keeps the meta fields read by its first fetch. A batch fetch never writes the
---   wake-up marker here; fetchJobBatch writes it once.
-
--- Most grouped jobs found in the plain wait list (put there by a bullmq script, e.g. bullmq's
--- stalled checker) that one fetch returns to their groups.
-local MAX_REGROUPED = 10
-
--- A field of a flat HGETALL reply, or nil.
-local function flatField(flat, field)
-  for i = 1, #flat, 2 do
-    if flat[i] == field then
-      return flat[i + 1]
-    end
-  end
-  return nil
-end
-
--- Sets (or appends) a field of a flat HGETALL reply, to match a write made after reading it.
-local function setFlatField(flat, field, value)
-  for i = 1, #flat, 2 do
-    if flat[i] == field then
-      flat[i + 1] = value
-      return
-    end
-  end
-  flat[#flat + 1] = field
-  flat[#flat + 1] = value
-end
-
--- Pops the next ungrouped job (wait list, then prioritized) into active, and returns its id,
--- false (the batch is not full) and its hash as read (one HGETALL serves the group check and
--- the reply). A grouped job found there goes back to the front of its group's line instead.
-local function takeUngroupedJob(k, Q, fits, batch)
-  for _ = 1, MAX_REGROUPED do
-    if fits then
-      local nextId = redis.call("LINDEX", k.wait, -1)
-      if nextId == false then
-        nextId = redis.call("ZRANGE", k.prioritized, 0, 0)[1]
-      end
-      if nextId and string.sub(nextId, 1, 2) ~= "0:" and not fits(nextId) then
-        return nil, true
-      end
-    end
-    local jobId = redis.call("RPOPLPUSH", k.wait, k.active)
-    -- Entries starting with "0:" are markers left by bullmq 4 / early 5; they are not jobs.
-    while jobId and string.sub(jobId, 1, 2) == "0:" do
-      redis.call("LREM", k.active, 1, jobId)
-      jobId = redis.call("RPOPLPUSH", k.wait, k.active)
-    end
-    if not jobId then
-      local popped = redis.call("ZPOPMIN", k.prioritized)
-      if not popped[1] then
-        redis.call("DEL", k.pc)
-        return nil
-      end
-      jobId = popped[1]
-      redis.call("LPUSH", k.active, jobId)
-    end
-    local flat = redis.call("HGETALL", Q .. jobId)
-    local gid = flatField(flat, "gid")
-    if not gid then
-      return jobId, false, flat
-    end
-    redis.call("LREM", k.active, 1, jobId)
-    pushGroupedJob(Q, gid, jobId, "RPUSH")
-    if batch then
-      batch.noGroups = nil
-    end
-  end
-  return nil
-end
-
--- Grouped jobs at the tail of the plain wait list (next in line there) go back to the front of
--- their groups' lines before anything is chosen, so they keep their place in their group.
-local function regroupStrays(k, Q)
-  for _ = 1, MAX_REGROUPED do
-    local tail = redis.call("LINDEX", k.wait, -1)
-    if not tail then
-      return
-    end
-    local gid = redis.call("HGET", Q .. tail, "gid")
-    if not gid then
-      return
-    end
-    redis.call("RPOP", k.wait)
-    pushGroupedJob(Q, gid, tail, "RPUSH")
-  end
-end
-
-local function fetchNextJob(k, Q, now, w, batch)
-  -- A batch reads meta once: nothing else runs while this script does.
-  local meta = (batch and batch.meta) or redis.call("HMGET", k.meta, "max", "duration", "paused", "concurrency")
-  if batch then
-    batch.meta = meta
-  end
-  local pausedOrMaxed = isPausedOrMaxedFrom(meta[3], meta[4], k.active)
-  if not (batch and batch.later) then
-    promoteDueDelayedJobs(k.delayed, k.wait, k.prioritized, k.pc, k.events, k.marker, Q, now, pausedOrMaxed)
-  end
-  local fits = batch and batch.fits
-
-  -- Queue-wide max wins over the worker's; the worker's window duration wins over the queue's.
-  local maxJobs = tonumber(meta[1]) or w.limitMax
-  local duration = w.limitDuration or tonumber(meta[2])
-  -- Two rules, both must pass. bullmq's fixed window (the \`limiter\` counter, shared with bullmq
-  -- workers) and OxMQ's sliding log of start times (\`limiter:log\`), which keeps any \`duration\`
-  -- long stretch to \`max\` starts where a fixed window allows 2·max across its edge.
-  local startLog = k.limiter .. ":log"
-  if maxJobs then
-    local used = tonumber(redis.call("GET", k.limiter) or "0")
-    if used >= maxJobs then
-      local ttl = redis.call("PTTL", k.limiter)
-      if ttl == 0 then
-        redis.call("DEL", k.limiter)
-      elseif ttl > 0 then
-        return {0, 0, ttl, 0}
-      end
-    end
-    if duration then
-      redis.call("ZREMRANGEBYSCORE", startLog, "-inf", "(" .. (now - duration))
-      if redis.call("ZCARD", startLog) >= maxJobs then
-        local oldest = redis.call("ZRANGE", startLog, 0, 0, "WITHSCORES")
-        return {0, 0, math.max(1, tonumber(oldest[2]) + duration - now + 1), 0}
-      end
-    end
-  end
-
-  if pausedOrMaxed then
-    -- The 5th field says the queue holds its jobs back: a bullmq worker freeing a slot of a
-    -- global concurrency writes no marker, so an idle worker must poll rather than wait for one.
-    return {0, 0, 0, 0, 1}
-  end
-
-  -- Grouped and ungrouped work take turns while both have some, so neither starves the other;
-  -- when the preferred side has nothing to hand out, the other side is tried. Without groups in
-  -- the ring no turn is taken, and a stray grouped job in wait is regrouped when popped.
-  local ringKey = Q .. "groups"
-  local groupsFirst = false
-  -- A batch asks once: the ring only gains a group here when a stray is regrouped, which clears
-  -- the flag (see takeUngroupedJob).
-  local mayHaveGroups = not (batch and batch.noGroups)
-  if mayHaveGroups and redis.call("LLEN", ringKey) > 0 then
-    regroupStrays(k, Q)
-    if redis.call("LLEN", k.wait) > 0 or redis.call("ZCARD", k.prioritized) > 0 then
-      groupsFirst = redis.call("INCR", Q .. "groups:turn") % 2 == 0
-    end
-  elseif batch then
-    batch.noGroups = true
-  end
-  local jobId, gid, reopenTs, full, flat = nil, nil, 0, false, nil
-  if groupsFirst then
-    jobId, gid, full = takeGroupedJob(Q, now, fits)
-    if not jobId then
-      reopenTs = gid
-      gid = nil
-    end
-  end
-  if not jobId and not full then
-    jobId, full, flat = takeUngroupedJob(k, Q, fits, batch)
-  end
-  if not jobId and not groupsFirst and not full then
-    jobId, gid, full = takeGroupedJob(Q, now, fits)
-    if not jobId then
-      reopenTs = gid
-      gid = nil
-    end
-  end
-  if full then
-    return {0, 0, 0, 0}
-  end
-  if not jobId then
-    local wakeTs = nextDelayedDueTs(k.delayed)
-    if reopenTs > 0 then
-      -- A rate-limited group reopens: wake this worker, and any blocked one, by then. This is a
-      -- wake-up time, not a rate limit: the queue's other work is not held back meanwhile.
-      if wakeTs == 0 or reopenTs < wakeTs then
-        wakeTs = reopenTs
-      end
-      signalWakeBy(k.marker, reopenTs)
-    end
-    return {0, 0, 0, wakeTs}
-  end
-
-  local jobKey = Q .. jobId
-  -- The hash is read before this fetch's writes (the reply gets them applied to the copy): it
-  -- answers the checks below and gives attemptsStarted, so one HSET writes all of the start.
-  if not flat then
-    flat = redis.call("HGETALL", jobKey)
-  end
-  local hasDeferredFailure = flatField(flat, "defa") ~= nil
-  if maxJobs and not hasDeferredFailure then
-    -- Fixed window: the first start in a window opens it for \`duration\` ms.
-    if redis.call("INCR", k.limiter) == 1 and duration then
-      redis.call("PEXPIRE", k.limiter, math.floor(math.abs(duration)))
-    end
-    if duration then
-      redis.call("ZADD", startLog, now, now .. ":" .. jobId)
-      redis.call("PEXPIRE", startLog, math.floor(math.abs(duration)) + 1)
-    end
-  end
-  if w.token ~= "0" then
-    redis.call("SET", jobKey .. ":lock", w.token, "PX", w.lockDuration)
-  end
-  redis.call("XADD", k.events, "*", "event", "active", "jobId", jobId, "prev", "waiting")
-  -- attemptsStarted goes up by one, as HINCRBY would leave it.
-  local attemptsStarted = tostring((tonumber(flatField(flat, "ats")) or 0) + 1)
-  if w.name then
-    redis.call("HSET", jobKey, "processedOn", now, "ats", attemptsStarted, "pb", w.name)
-  else
-    redis.call("HSET", jobKey, "processedOn", now, "ats", attemptsStarted)
-  end
-  -- The marker this worker consumed may have stood for more jobs: let the next idle worker try.
-  if not batch then
-    redis.call("ZADD", k.marker, 0, "0")
-  end
-  setFlatField(flat, "processedOn", string.format("%.0f", now))
-  if w.name then
-    setFlatField(flat, "pb", w.name)
-  end
-  setFlatField(flat, "ats", attemptsStarted)
-  return {flat, jobId, 0, 0}
-end
+--- @include "getMaxEvents"
+--- @include "finishActiveJob"
+--- @include "trimFinishedJobs"
+--- @include "afterFinish"
+--- @include "fetchNextJob"
 
 local now = tonumber(ARGV[2])
 local Q = ARGV[7]
@@ -10394,6 +3334,8 @@ if result then
 end
 return 0
 `,
+      INCLUDES,
+    ),
   },
   moveToFinishedBatch: {
     name: 'moveToFinishedBatch',
@@ -10412,7 +3354,8 @@ return 0
       'completed',
       'metricsCompleted',
     ],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Completes the jobs of a BatchWorker's batch in one call, each exactly as moveToFinished
   completes one (events, parents, deduplication, metrics, removeOnComplete), then optionally
   hands the worker its next batch. The finished set and the events stream are trimmed once per
@@ -10435,1129 +3378,11 @@ return 0
   Returns {{code per job, in order: 0 or a negative error code of moveToFinished}, next} where
   next is 0 or fetchJobBatch's reply.
 ]]
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
--- Drops the lock a worker holds on a job. Token "0" means the caller never took a lock.
--- Returns 0 on success, -6 when another token owns the lock, -2 when the lock is gone.
-local function releaseJobLock(jobKey, stalledKey, token, jobId)
-  if token == "0" then
-    return 0
-  end
-  local lockKey = jobKey .. ":lock"
-  local owner = redis.call("GET", lockKey)
-  if owner == token then
-    redis.call("DEL", lockKey)
-    redis.call("SREM", stalledKey, jobId)
-    return 0
-  end
-  if owner then
-    return -6
-  end
-  return -2
-end
-
--- The common first step of every move out of \`active\` by the worker that ran the job: the job
--- must exist and be locked by \`token\`; then the outcome's fields are written and the id leaves
--- the active list. Returns 0, or -1 (job missing), -2 / -6 (lock), -3 (not active).
--- knownToExist: true when the caller already read the job hash and found it.
-local function leaveActive(jobKey, activeKey, stalledKey, jobId, token, fieldsJson, knownToExist)
-  if not knownToExist and redis.call("EXISTS", jobKey) == 0 then
-    return -1
-  end
-  local lockResult = releaseJobLock(jobKey, stalledKey, token, jobId)
-  if lockResult < 0 then
-    return lockResult
-  end
-  -- "[]" (nothing to write) is what every completion sends: not worth a JSON decode per job.
-  if fieldsJson ~= "[]" then
-    local fields = cjson.decode(fieldsJson)
-    if #fields > 0 then
-      redis.call("HSET", jobKey, unpack(fields))
-    end
-  end
-  if redis.call("LREM", activeKey, -1, jobId) == 0 then
-    return -3
-  end
-  return 0
-end
-
--- Splits a full job key "<prefix>:<queue>:<jobId>" on its last colon into the queue base key
--- (with the trailing colon) and the job id. Returns nil for a key without a colon.
-local function splitJobKey(fullKey)
-  local base, jobId = string.match(fullKey, "^(.*:)([^:]*)$")
-  return base, jobId
-end
-
--- The parent's queue base key (with the trailing colon) and id: from the \`parent\` JSON when it
--- is readable, else by splitting \`parentKey\`.
-local function parentOfJob(parentKey, parentJson)
-  if parentJson then
-    local ok, parent = pcall(cjson.decode, parentJson)
-    if ok and type(parent) == "table" and type(parent.queueKey) == "string"
-        and parent.id ~= nil then
-      return parent.queueKey .. ":", tostring(parent.id)
-    end
-  end
-  return splitJobKey(parentKey)
-end
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
-
-
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
-
--- Moves a parent whose children are done out of waiting-children of its own queue (parentBase,
--- with the trailing colon): to delayed when it has a delay (due now + delay), else to the front
--- of wait (priority 0) or into prioritized; a grouped parent to Q group-delayed or the front of
--- its group's line. Events go to the parent queue's stream.
-local function releaseParent(parentBase, parentId, now)
-  local parentKey = parentBase .. parentId
-  local fields = redis.call("HMGET", parentKey, "delay", "priority", "gid")
-  local delay = tonumber(fields[1]) or 0
-  local priority = tonumber(fields[2]) or 0
-  local gid = fields[3]
-  local eventsKey = parentBase .. "events"
-  local markerKey = parentBase .. "marker"
-  if delay > 0 then
-    local dueTs = now + delay
-    local delayedKey = parentBase .. "delayed"
-    if gid then
-      redis.call("ZADD", parentBase .. "group-delayed", dueTs * 4096, parentId)
-    else
-      redis.call("ZADD", delayedKey, dueTs * 4096, parentId)
-    end
-    redis.call("XADD", eventsKey, "*", "event", "delayed", "jobId", parentId, "delay", dueTs)
-    signalNextDelayed(markerKey, delayedKey)
-    return
-  end
-  local pausedOrMaxed = isPausedOrMaxed(parentBase .. "meta", parentBase .. "active")
-  if gid then
-    pushGroupedJob(parentBase, gid, parentId, "RPUSH")
-  elseif priority > 0 then
-    redis.call("ZADD", parentBase .. "prioritized", priorityScore(parentBase .. "pc", priority), parentId)
-  else
-    -- RPUSH: the front of the line, ahead of jobs that were already waiting.
-    redis.call("RPUSH", parentBase .. "wait", parentId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-  redis.call("XADD", eventsKey, "*", "event", "waiting", "jobId", parentId, "prev", "waiting-children")
-end
-
--- Releases the parent if it has no pending children and is still waiting for them.
-local function releaseParentIfDone(parentKey, parentBase, parentId, now)
-  if redis.call("SCARD", parentKey .. ":dependencies") == 0 and redis.call("EXISTS", parentKey) == 1
-      and redis.call("ZREM", parentBase .. "waiting-children", parentId) == 1 then
-    releaseParent(parentBase, parentId, now)
-  end
-end
-
--- What a child's final outcome does to its parent (nothing for a job without one).
--- completed: the return value lands in <parent>:processed; the parent runs once nothing is pending.
--- failed (final failure only), by the flag in the child's \`parent\` JSON:
---   fpof: recorded in <parent>:unsuccessful; the parent gets a deferred failure (\`defa\`) and is
---         moved to wait so that a worker fails it without running its processor;
---   cpof: the failure lands in <parent>:failed and the parent runs now, pending children or not;
---   idof: the failure lands in <parent>:failed; the parent runs once nothing is pending;
---   rdof: the child is dropped from the dependencies; the parent runs once nothing is pending;
---   none: the child stays pending, so the parent keeps waiting.
--- \`known\` (optional): the job's {parentKey, parent} fields when the caller already read them.
-local function onChildFinished(jobKey, outcome, value, now, known)
-  local fields = known or redis.call("HMGET", jobKey, "parentKey", "parent")
-  local parentKey = fields[1]
-  if not parentKey then
-    return
-  end
-  local parentBase, parentId = parentOfJob(parentKey, fields[2])
-  if not parentBase then
-    return
-  end
-  local dependenciesKey = parentKey .. ":dependencies"
-
-  if outcome == "completed" then
-    if redis.call("SREM", dependenciesKey, jobKey) == 1 then
-      redis.call("HSET", parentKey .. ":processed", jobKey, value)
-      releaseParentIfDone(parentKey, parentBase, parentId, now)
-    end
-    return
-  end
-
-  local flags = {}
-  if fields[2] then
-    local ok, parent = pcall(cjson.decode, fields[2])
-    if ok and type(parent) == "table" then
-      flags = parent
-    end
-  end
-  if flags.fpof then
-    if redis.call("SREM", dependenciesKey, jobKey) == 1 then
-      redis.call("ZADD", parentKey .. ":unsuccessful", now, jobKey)
-    end
-    if redis.call("EXISTS", parentKey) == 0 then
-      return
-    end
-    local reason = "child " .. jobKey .. " failed"
-    local released = redis.call("ZREM", parentBase .. "waiting-children", parentId) == 1
-    if not released and (redis.call("ZREM", parentBase .. "delayed", parentId) == 1
-        or redis.call("ZREM", parentBase .. "group-delayed", parentId) == 1) then
-      redis.call("HSET", parentKey, "delay", 0)
-      released = true
-    end
-    if released then
-      redis.call("HSET", parentKey, "defa", reason)
-      -- Straight to wait (not delayed again): the worker that fetches it fails it at once.
-      redis.call("HSET", parentKey, "delay", 0)
-      releaseParent(parentBase, parentId, now)
-    elseif not redis.call("ZSCORE", parentBase .. "failed", parentId) then
-      redis.call("HSET", parentKey, "defa", reason)
-    end
-  elseif flags.cpof then
-    redis.call("SREM", dependenciesKey, jobKey)
-    redis.call("HSET", parentKey .. ":failed", jobKey, value)
-    if redis.call("EXISTS", parentKey) == 1 and redis.call("ZREM", parentBase .. "waiting-children", parentId) == 1 then
-      releaseParent(parentBase, parentId, now)
-    end
-  elseif flags.idof then
-    if redis.call("SREM", dependenciesKey, jobKey) == 1 then
-      redis.call("HSET", parentKey .. ":failed", jobKey, value)
-      releaseParentIfDone(parentKey, parentBase, parentId, now)
-    end
-  elseif flags.rdof then
-    if redis.call("SREM", dependenciesKey, jobKey) == 1 then
-      releaseParentIfDone(parentKey, parentBase, parentId, now)
-    end
-  end
-end
-
--- Runs a variadic command (ZREM, SADD, ...) on a key with many members, in slices small enough
--- for unpack's stack limit.
-local function batchedCall(command, key, members)
-  for from = 1, #members, 5000 do
-    redis.call(command, key, unpack(members, from, math.min(from + 4999, #members)))
-  end
-end
-
--- Per-minute throughput in bullmq's layout: the hash keeps a running count and the count at the
--- last minute boundary; the list holds one number per minute, newest first.
-local function collectMetrics(metricsKey, dataKey, maxDataPoints, now)
-  local previous = redis.call("HINCRBY", metricsKey, "count", 1) - 1
-  local last = redis.call("HMGET", metricsKey, "prevTS", "prevCount")
-  if not last[1] then
-    redis.call("HSET", metricsKey, "prevTS", now, "prevCount", 0)
-    return
-  end
-  local minutes = math.floor(now / 60000) - math.floor(tonumber(last[1]) / 60000)
-  if minutes > maxDataPoints then
-    minutes = maxDataPoints
-  end
-  if minutes > 0 then
-    -- LPUSH leaves its last argument at the head: the delta goes first, so the zeros of the
-    -- minutes without finishes end up above it. In slices: unpack() refuses ~8000 values.
-    local points = {previous - tonumber(last[2])}
-    for _ = 2, minutes do
-      table.insert(points, 0)
-    end
-    batchedCall("LPUSH", dataKey, points)
-    redis.call("LTRIM", dataKey, 0, maxDataPoints - 1)
-    redis.call("HSET", metricsKey, "prevCount", previous, "prevTS", now)
-  end
-end
-
-
--- Deletes a job hash and every key that hangs off it.
-local function deleteJobKeys(jobKey)
-  redis.call("DEL", jobKey, jobKey .. ":logs", jobKey .. ":dependencies", jobKey .. ":processed",
-    jobKey .. ":failed", jobKey .. ":unsuccessful", jobKey .. ":lock")
-end
-
-
-
--- Deletes a job's keys, and first its deduplication key (plus the "dedup next" proto-job) when
--- that key still points at this job, so the next add with the same deduplication id is not
--- swallowed by a job that no longer exists. A grouped job also leaves its group's active set
--- (waking idle workers if that frees a slot) and Q group-delayed, both cheap; taking it out of
--- its group's line is the caller's part, as taking it out of Q wait is.
-local function removeJobWithDedup(Q, jobId)
-  local jobKey = Q .. jobId
-  local fields = redis.call("HMGET", jobKey, "deid", "gid")
-  local dedupId = fields[1]
-  if dedupId then
-    local dedupKey = Q .. "de:" .. dedupId
-    if redis.call("GET", dedupKey) == jobId then
-      redis.call("DEL", dedupKey, Q .. "dn:" .. dedupId)
-    end
-  end
-  if fields[2] then
-    leaveGroupActive(Q, fields[2], jobId)
-    redis.call("ZREM", Q .. "group-delayed", jobId)
-  end
-  deleteJobKeys(jobKey)
-end
-
-
-
-
-
-
--- Removing a job that is a flow child: the job leaves its parent's pending dependencies first.
--- A parent left with no pending dependency while it waits for children is either released to
--- the front of its queue's wait list (its group's line for a grouped parent; ignoring its priority and delay, as bullmq's removal does)
--- or, in "hard" mode (drain, clean, obliterate) when it lives in the same queue as the removed
--- job, removed as well, with the same rule applied to its own parent.
--- A released parent is always announced (\`waiting\`, prev=waiting-children) on its queue's
--- events and woken with a marker unless that queue is paused or maxed. bullmq 6.7.0 skips the
--- event when releasing a cross-queue parent in hard mode; emitting it keeps QueueEvents
--- listeners of the parent queue informed and bullmq readers accept it.
--- Parent keys come from the job hash (\`parentKey\`, \`parent\` JSON), not from KEYS: on a cluster
--- every queue of a flow must share one hash slot (a shared hash-tagged prefix).
-
-local function releaseParentToWait(parentBase, parentId)
-  local gid = redis.call("HGET", parentBase .. parentId, "gid")
-  if gid then
-    pushGroupedJob(parentBase, gid, parentId, "RPUSH")
-  else
-    redis.call("RPUSH", parentBase .. "wait", parentId)
-  end
-  signalJobsReady(parentBase .. "marker",
-    isPausedOrMaxed(parentBase .. "meta", parentBase .. "active"))
-  redis.call("XADD", parentBase .. "events", "MAXLEN", "~", getMaxEvents(parentBase .. "meta"),
-    "*", "event", "waiting", "jobId", parentId, "prev", "waiting-children")
-end
-
--- Takes the job (Q .. jobId, not yet deleted) out of its parent's pending dependencies. Returns
--- the parent's base and id when that parent must be hard-removed by the caller, else nil (no
--- parent, still pending children, not waiting for children, or released to wait).
--- known: the job's {parentKey, parent} fields when the caller already read them.
-local function detachFromParent(Q, jobId, hard, known)
-  local jobKey = Q .. jobId
-  local fields = known or redis.call("HMGET", jobKey, "parentKey", "parent")
-  local parentKey = fields[1]
-  if not parentKey then
-    return nil
-  end
-  local dependenciesKey = parentKey .. ":dependencies"
-  if redis.call("SREM", dependenciesKey, jobKey) == 0
-      or redis.call("SCARD", dependenciesKey) > 0 then
-    return nil
-  end
-  local parentBase, parentId = parentOfJob(parentKey, fields[2])
-  if not parentBase or redis.call("EXISTS", parentKey) == 0
-      or redis.call("ZREM", parentBase .. "waiting-children", parentId) == 0 then
-    return nil
-  end
-  if hard and parentBase == Q then
-    return parentBase, parentId
-  end
-  releaseParentToWait(parentBase, parentId)
-  return nil
-end
-
--- Detaches the job from its parent, then deletes it with its deduplication key (when owned).
--- hard: true for drain, clean and obliterate; false for removeJob.
-local function removeJobDetached(Q, jobId, hard)
-  local base, id = Q, jobId
-  while base do
-    local parentBase, parentId = detachFromParent(base, id, hard)
-    removeJobWithDedup(base, id)
-    base, id = parentBase, parentId
-  end
-end
-
--- For removeOnComplete / removeOnFail: detaches the job from its parent (never hard), then
--- deletes its keys; deduplication keys are left alone, as bullmq's finished-job trimming does.
-local function deleteFinishedJobDetached(Q, jobId, known)
-  detachFromParent(Q, jobId, false, known)
-  deleteJobKeys(Q .. jobId)
-end
-
--- The per-job part of finishing an active job (completed or failed for good), shared by
--- moveToFinished (one job) and moveToFinishedBatch (many): lock and state checks, the outcome
--- fields, leaving active (and its group), the deduplication window, the parent, attemptsMade,
--- the finished set (or deletion), the events and metrics. Trimming the finished set, the
--- events stream and the drained / marker checks are once per call, so the callers do them.
--- f: {jobId, token, now, target ("completed" | "failed"), field ("returnvalue" |
---     "failedReason"), value, fieldsJson, keepCount, attempts, metricsKey?, metricsMax?}
--- k: {active, stalled, events, finished}
--- Returns 0 or a negative error code (see moveToFinished-13.lua).
-local function finishActiveJob(k, Q, f)
-  local jobKey = Q .. f.jobId
-  -- A missing job passes these two checks (empty keys) and is refused by leaveActive with -1.
-  -- Empty sets do not exist in Redis: one EXISTS over both keys clears the usual case (a job
-  -- that is no flow parent) in one command instead of two.
-  if f.target == "completed"
-      and redis.call("EXISTS", jobKey .. ":dependencies", jobKey .. ":unsuccessful") ~= 0 then
-    if redis.call("SCARD", jobKey .. ":dependencies") ~= 0 then
-      return -4
-    end
-    if redis.call("ZCARD", jobKey .. ":unsuccessful") ~= 0 then
-      return -9
-    end
-  end
-
-  -- One read for everything below: whether the job exists (every job hash has a timestamp;
-  -- a hash without one is checked the long way), its attempts made and its links. It comes
-  -- before leaveActive writes f.fieldsJson, which must therefore never carry these fields
-  -- (callers send failedReason and stacktrace only).
-  local job = redis.call("HMGET", jobKey, "timestamp", "atm", "gid", "deid", "parentKey", "parent")
-  local left = leaveActive(jobKey, k.active, k.stalled, f.jobId, f.token, f.fieldsJson, job[1] ~= false)
-  if left < 0 then
-    return left
-  end
-  -- A grouped job frees its group slot (waking idle workers when the group was full).
-  if job[3] then
-    leaveGroupActive(Q, job[3], f.jobId)
-  end
-
-  -- A simple (no TTL) deduplication window closes when its owner finishes.
-  local dedupId = job[4]
-  if dedupId then
-    local dedupKey = Q .. "de:" .. dedupId
-    if redis.call("PTTL", dedupKey) == -1 and redis.call("GET", dedupKey) == f.jobId then
-      redis.call("DEL", dedupKey)
-    end
-  end
-
-  -- Before the job may be deleted below: its parent needs its key, result and flags.
-  local links = {job[5], job[6]}
-  onChildFinished(jobKey, f.target, f.value, f.now, links)
-
-  -- attemptsMade goes up by one: written with the outcome below (what HINCRBY would leave),
-  -- or not at all when the job is deleted.
-  local attemptsMade = (tonumber(job[2]) or 0) + 1
-  if f.keepCount == 0 then
-    deleteFinishedJobDetached(Q, f.jobId, links)
-  else
-    redis.call("ZADD", k.finished, f.now, f.jobId)
-    redis.call("HSET", jobKey, f.field, f.value, "finishedOn", f.now, "atm", attemptsMade)
-    if f.target == "failed" then
-      redis.call("HDEL", jobKey, "defa")
-    end
-  end
-
-  redis.call("XADD", k.events, "*", "event", f.target, "jobId", f.jobId, f.field, f.value, "prev", "active")
-  if f.target == "failed" and attemptsMade >= f.attempts then
-    redis.call("XADD", k.events, "*", "event", "retries-exhausted", "jobId", f.jobId, "attemptsMade", attemptsMade)
-  end
-  if f.metricsKey then
-    collectMetrics(f.metricsKey, f.metricsKey .. ":data", f.metricsMax, f.now)
-  end
-  return 0
-end
-
-
-
--- Applies removeOnComplete / removeOnFail to the finished set after a job landed in it:
--- jobs older than \`age\` seconds (at most \`limit\` of them) and jobs beyond the newest \`count\`.
--- Each trimmed job is detached from its parent first (a parent left without pending children is
--- released to its wait list); deduplication keys are not touched.
-local function trimFinishedJobs(finishedKey, Q, now, keep)
-  if keep.age then
-    local cutoff = now - keep.age * 1000
-    local old = redis.call("ZRANGEBYSCORE", finishedKey, 0, cutoff, "LIMIT", 0, keep.limit or 1000)
-    for _, id in ipairs(old) do
-      deleteFinishedJobDetached(Q, id)
-    end
-    batchedCall("ZREM", finishedKey, old)
-  end
-  if keep.count and keep.count > 0 then
-    local extra = redis.call("ZREVRANGE", finishedKey, keep.count, keep.count + 999)
-    for _, id in ipairs(extra) do
-      deleteFinishedJobDetached(Q, id)
-    end
-    batchedCall("ZREM", finishedKey, extra)
-  end
-end
-
-
--- After a completion call that handed out no next job: announce \`drained\` when nothing is
--- left to run, and under a global concurrency cap wake an idle worker for the freed slot (adds
--- write no marker while the queue is full, so nobody else would tell it).
--- k: {wait, active, prioritized, events, meta, marker}
-local function afterFinish(k, Q)
-  local ready = redis.call("LLEN", k.wait) + redis.call("ZCARD", k.prioritized) + redis.call("LLEN", Q .. "groups")
-  if ready == 0 and redis.call("LLEN", k.active) == 0 then
-    redis.call("XADD", k.events, "*", "event", "drained")
-  end
-  if ready > 0 and redis.call("HEXISTS", k.meta, "concurrency") == 1
-      and not isPausedOrMaxed(k.meta, k.active) then
-    redis.call("ZADD", k.marker, 0, "0")
-  end
-end
-
-
-
-
-
-
--- Puts a job that is ready to run where workers look for it: a grouped job (hash field \`gid\`)
--- into its group's line, else the wait list for priority 0 (pushCmd LPUSH = back of the line,
--- RPUSH = front), else the prioritized set. waitKey is Q .. "wait".
--- knownGid: the job's group when the caller just wrote the hash (false: none); nil reads it.
-local function enqueueReadyJob(waitKey, prioritizedKey, pcKey, markerKey, jobId, priority, pushCmd, pausedOrMaxed, knownGid)
-  local Q = baseOfKey(waitKey, "wait")
-  local gid = knownGid
-  if gid == nil then
-    gid = redis.call("HGET", Q .. jobId, "gid")
-  end
-  if gid then
-    pushGroupedJob(Q, gid, jobId, pushCmd)
-    if not isGroupPaused(Q, gid) then
-      signalJobsReady(markerKey, pausedOrMaxed)
-    end
-    return
-  end
-  if priority > 0 then
-    redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
-  else
-    redis.call(pushCmd, waitKey, jobId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-end
-
-
--- Moves delayed jobs whose due time has come (at most 1000 per call) to wait or prioritized, and
--- due grouped delayed jobs (Q group-delayed, at most 1000 more) to their groups' lines.
-local function promoteDueDelayedJobs(delayedKey, waitKey, prioritizedKey, pcKey, eventsKey, markerKey, Q, now, pausedOrMaxed)
-  local due = redis.call("ZRANGEBYSCORE", delayedKey, 0, (now + 1) * 4096 - 1, "LIMIT", 0, 1000)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", delayedKey, jobId)
-    local jobKey = Q .. jobId
-    local fields = redis.call("HMGET", jobKey, "priority", "gid")
-    local priority = tonumber(fields[1]) or 0
-    if fields[2] then
-      -- A grouped job a bullmq script delayed: it goes back to its group.
-      pushGroupedJob(Q, fields[2], jobId, "LPUSH")
-    elseif priority > 0 then
-      redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
-    else
-      redis.call("LPUSH", waitKey, jobId)
-    end
-    redis.call("XADD", eventsKey, "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-    redis.call("HSET", jobKey, "delay", 0)
-  end
-  if #due + promoteDueGroupedJobs(Q, now, 1000) > 0 then
-    signalJobsReady(markerKey, pausedOrMaxed)
-  end
-end
-
-
--- Hands the next runnable job to a worker, or explains why there is none.
--- Returns {jobHashFlat, jobId, 0, 0}, {0, 0, rateLimitTtlMs, 0}, {0, 0, 0, nextWakeTs},
--- {0, 0, 0, 0, 1} (paused or at its global concurrency) or {0, 0, 0, 0} (nothing at all).
--- nextWakeTs is the due time of the earliest delayed job (grouped or not) or, if sooner, when a
--- rate-limited group may start a job again.
--- k: table of keys {wait, active, prioritized, events, limiter, delayed, meta, pc, marker}
--- w: worker table {token, lockDuration, limitMax, limitDuration, name}
--- batch (BatchWorker fetches, see fetchJobBatch): nil, or {fits = function(jobId), later = bool}.
---   \`fits\` is asked before a job is taken and a job that does not fit ends the batch, so the
---   byte budget never takes a job out of its place in line; \`later\` (every job after the
---   batch's first) skips what one fetch per batch does: promoting due delayed jobs. The batch
---   table also keeps the meta fields read by its first fetch. A batch fetch never writes the
---   wake-up marker here; fetchJobBatch writes it once.
-
--- Most grouped jobs found in the plain wait list (put there by a bullmq script, e.g. bullmq's
--- stalled checker) that one fetch returns to their groups.
-local MAX_REGROUPED = 10
-
--- A field of a flat HGETALL reply, or nil.
-local function flatField(flat, field)
-  for i = 1, #flat, 2 do
-    if flat[i] == field then
-      return flat[i + 1]
-    end
-  end
-  return nil
-end
-
--- Sets (or appends) a field of a flat HGETALL reply, to match a write made after reading it.
-local function setFlatField(flat, field, value)
-  for i = 1, #flat, 2 do
-    if flat[i] == field then
-      flat[i + 1] = value
-      return
-    end
-  end
-  flat[#flat + 1] = field
-  flat[#flat + 1] = value
-end
-
--- Pops the next ungrouped job (wait list, then prioritized) into active, and returns its id,
--- false (the batch is not full) and its hash as read (one HGETALL serves the group check and
--- the reply). A grouped job found there goes back to the front of its group's line instead.
-local function takeUngroupedJob(k, Q, fits, batch)
-  for _ = 1, MAX_REGROUPED do
-    if fits then
-      local nextId = redis.call("LINDEX", k.wait, -1)
-      if nextId == false then
-        nextId = redis.call("ZRANGE", k.prioritized, 0, 0)[1]
-      end
-      if nextId and string.sub(nextId, 1, 2) ~= "0:" and not fits(nextId) then
-        return nil, true
-      end
-    end
-    local jobId = redis.call("RPOPLPUSH", k.wait, k.active)
-    -- Entries starting with "0:" are markers left by bullmq 4 / early 5; they are not jobs.
-    while jobId and string.sub(jobId, 1, 2) == "0:" do
-      redis.call("LREM", k.active, 1, jobId)
-      jobId = redis.call("RPOPLPUSH", k.wait, k.active)
-    end
-    if not jobId then
-      local popped = redis.call("ZPOPMIN", k.prioritized)
-      if not popped[1] then
-        redis.call("DEL", k.pc)
-        return nil
-      end
-      jobId = popped[1]
-      redis.call("LPUSH", k.active, jobId)
-    end
-    local flat = redis.call("HGETALL", Q .. jobId)
-    local gid = flatField(flat, "gid")
-    if not gid then
-      return jobId, false, flat
-    end
-    redis.call("LREM", k.active, 1, jobId)
-    pushGroupedJob(Q, gid, jobId, "RPUSH")
-    if batch then
-      batch.noGroups = nil
-    end
-  end
-  return nil
-end
-
--- Grouped jobs at the tail of the plain wait list (next in line there) go back to the front of
--- their groups' lines before anything is chosen, so they keep their place in their group.
-local function regroupStrays(k, Q)
-  for _ = 1, MAX_REGROUPED do
-    local tail = redis.call("LINDEX", k.wait, -1)
-    if not tail then
-      return
-    end
-    local gid = redis.call("HGET", Q .. tail, "gid")
-    if not gid then
-      return
-    end
-    redis.call("RPOP", k.wait)
-    pushGroupedJob(Q, gid, tail, "RPUSH")
-  end
-end
-
-local function fetchNextJob(k, Q, now, w, batch)
-  -- A batch reads meta once: nothing else runs while this script does.
-  local meta = (batch and batch.meta) or redis.call("HMGET", k.meta, "max", "duration", "paused", "concurrency")
-  if batch then
-    batch.meta = meta
-  end
-  local pausedOrMaxed = isPausedOrMaxedFrom(meta[3], meta[4], k.active)
-  if not (batch and batch.later) then
-    promoteDueDelayedJobs(k.delayed, k.wait, k.prioritized, k.pc, k.events, k.marker, Q, now, pausedOrMaxed)
-  end
-  local fits = batch and batch.fits
-
-  -- Queue-wide max wins over the worker's; the worker's window duration wins over the queue's.
-  local maxJobs = tonumber(meta[1]) or w.limitMax
-  local duration = w.limitDuration or tonumber(meta[2])
-  -- Two rules, both must pass. bullmq's fixed window (the \`limiter\` counter, shared with bullmq
-  -- workers) and OxMQ's sliding log of start times (\`limiter:log\`), which keeps any \`duration\`
-  -- long stretch to \`max\` starts where a fixed window allows 2·max across its edge.
-  local startLog = k.limiter .. ":log"
-  if maxJobs then
-    local used = tonumber(redis.call("GET", k.limiter) or "0")
-    if used >= maxJobs then
-      local ttl = redis.call("PTTL", k.limiter)
-      if ttl == 0 then
-        redis.call("DEL", k.limiter)
-      elseif ttl > 0 then
-        return {0, 0, ttl, 0}
-      end
-    end
-    if duration then
-      redis.call("ZREMRANGEBYSCORE", startLog, "-inf", "(" .. (now - duration))
-      if redis.call("ZCARD", startLog) >= maxJobs then
-        local oldest = redis.call("ZRANGE", startLog, 0, 0, "WITHSCORES")
-        return {0, 0, math.max(1, tonumber(oldest[2]) + duration - now + 1), 0}
-      end
-    end
-  end
-
-  if pausedOrMaxed then
-    -- The 5th field says the queue holds its jobs back: a bullmq worker freeing a slot of a
-    -- global concurrency writes no marker, so an idle worker must poll rather than wait for one.
-    return {0, 0, 0, 0, 1}
-  end
-
-  -- Grouped and ungrouped work take turns while both have some, so neither starves the other;
-  -- when the preferred side has nothing to hand out, the other side is tried. Without groups in
-  -- the ring no turn is taken, and a stray grouped job in wait is regrouped when popped.
-  local ringKey = Q .. "groups"
-  local groupsFirst = false
-  -- A batch asks once: the ring only gains a group here when a stray is regrouped, which clears
-  -- the flag (see takeUngroupedJob).
-  local mayHaveGroups = not (batch and batch.noGroups)
-  if mayHaveGroups and redis.call("LLEN", ringKey) > 0 then
-    regroupStrays(k, Q)
-    if redis.call("LLEN", k.wait) > 0 or redis.call("ZCARD", k.prioritized) > 0 then
-      groupsFirst = redis.call("INCR", Q .. "groups:turn") % 2 == 0
-    end
-  elseif batch then
-    batch.noGroups = true
-  end
-  local jobId, gid, reopenTs, full, flat = nil, nil, 0, false, nil
-  if groupsFirst then
-    jobId, gid, full = takeGroupedJob(Q, now, fits)
-    if not jobId then
-      reopenTs = gid
-      gid = nil
-    end
-  end
-  if not jobId and not full then
-    jobId, full, flat = takeUngroupedJob(k, Q, fits, batch)
-  end
-  if not jobId and not groupsFirst and not full then
-    jobId, gid, full = takeGroupedJob(Q, now, fits)
-    if not jobId then
-      reopenTs = gid
-      gid = nil
-    end
-  end
-  if full then
-    return {0, 0, 0, 0}
-  end
-  if not jobId then
-    local wakeTs = nextDelayedDueTs(k.delayed)
-    if reopenTs > 0 then
-      -- A rate-limited group reopens: wake this worker, and any blocked one, by then. This is a
-      -- wake-up time, not a rate limit: the queue's other work is not held back meanwhile.
-      if wakeTs == 0 or reopenTs < wakeTs then
-        wakeTs = reopenTs
-      end
-      signalWakeBy(k.marker, reopenTs)
-    end
-    return {0, 0, 0, wakeTs}
-  end
-
-  local jobKey = Q .. jobId
-  -- The hash is read before this fetch's writes (the reply gets them applied to the copy): it
-  -- answers the checks below and gives attemptsStarted, so one HSET writes all of the start.
-  if not flat then
-    flat = redis.call("HGETALL", jobKey)
-  end
-  local hasDeferredFailure = flatField(flat, "defa") ~= nil
-  if maxJobs and not hasDeferredFailure then
-    -- Fixed window: the first start in a window opens it for \`duration\` ms.
-    if redis.call("INCR", k.limiter) == 1 and duration then
-      redis.call("PEXPIRE", k.limiter, math.floor(math.abs(duration)))
-    end
-    if duration then
-      redis.call("ZADD", startLog, now, now .. ":" .. jobId)
-      redis.call("PEXPIRE", startLog, math.floor(math.abs(duration)) + 1)
-    end
-  end
-  if w.token ~= "0" then
-    redis.call("SET", jobKey .. ":lock", w.token, "PX", w.lockDuration)
-  end
-  redis.call("XADD", k.events, "*", "event", "active", "jobId", jobId, "prev", "waiting")
-  -- attemptsStarted goes up by one, as HINCRBY would leave it.
-  local attemptsStarted = tostring((tonumber(flatField(flat, "ats")) or 0) + 1)
-  if w.name then
-    redis.call("HSET", jobKey, "processedOn", now, "ats", attemptsStarted, "pb", w.name)
-  else
-    redis.call("HSET", jobKey, "processedOn", now, "ats", attemptsStarted)
-  end
-  -- The marker this worker consumed may have stood for more jobs: let the next idle worker try.
-  if not batch then
-    redis.call("ZADD", k.marker, 0, "0")
-  end
-  setFlatField(flat, "processedOn", string.format("%.0f", now))
-  if w.name then
-    setFlatField(flat, "pb", w.name)
-  end
-  setFlatField(flat, "ats", attemptsStarted)
-  return {flat, jobId, 0, 0}
-end
-
--- Hands a BatchWorker up to \`batchSize\` jobs, each taken exactly as fetchNextJob takes one (rate
--- limits count every job, global and group concurrency hold, each job is locked with the
--- batch's token and announced \`active\`). The batch stops before the job whose data would bring
--- the sum of the batch's data sizes past \`maxBytes\`; the first job always comes, however big,
--- so an oversized job is never starved. maxBytes 0 means no byte budget.
--- Returns {{jobHashFlat...}, {jobId...}, 0, 0}, or fetchNextJob's "no job" tuple
--- {0, 0, rateLimitTtl, nextWakeTs} when not even the first job could be taken.
-
-local function dataSizeOfFlatHash(flat)
-  return #(flatField(flat, "data") or "")
-end
-
-local function fetchJobBatch(k, Q, now, w, batchSize, maxBytes)
-  local batch = {later = false}
-  local first = fetchNextJob(k, Q, now, w, batch)
-  if first[1] == 0 then
-    return first
-  end
-  local hashes, ids = {first[1]}, {first[2]}
-  local used = dataSizeOfFlatHash(first[1])
-  batch.later = true
-  if maxBytes > 0 then
-    batch.fits = function(jobId)
-      return used + redis.call("HSTRLEN", Q .. jobId, "data") <= maxBytes
-    end
-  end
-  while #ids < batchSize do
-    local nextJob = fetchNextJob(k, Q, now, w, batch)
-    if nextJob[1] == 0 then
-      break
-    end
-    hashes[#hashes + 1] = nextJob[1]
-    ids[#ids + 1] = nextJob[2]
-    used = used + dataSizeOfFlatHash(nextJob[1])
-  end
-  -- The marker this worker consumed may have stood for more jobs: let the next idle worker try.
-  redis.call("ZADD", k.marker, 0, "0")
-  return {hashes, ids, 0, 0}
-end
+--- @include "getMaxEvents"
+--- @include "finishActiveJob"
+--- @include "trimFinishedJobs"
+--- @include "afterFinish"
+--- @include "fetchJobBatch"
 
 local Q = ARGV[1]
 local now = tonumber(ARGV[2])
@@ -11602,6 +3427,8 @@ if not fetchedJob then
 end
 return {codes, nextBatch}
 `,
+      INCLUDES,
+    ),
   },
   moveToWaitingChildren: {
     name: 'moveToWaitingChildren',
@@ -11616,7 +3443,8 @@ return {codes, nextBatch}
       'events',
       'meta',
     ],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   job.moveToWaitingChildren: a running job parks itself in waiting-children until its pending
   children finish (docs/redis-keys.md). Nothing changes unless the job still has a pending child
   (or, when ARGV[2] names one, unless that child is pending): a child that finished before this
@@ -11632,373 +3460,9 @@ return {codes, nextBatch}
   Returns 0 moved, 1 nothing pending (still active), -1 job missing, -2 lock missing,
   -6 lock held by another token, -3 job not active, -9 a child failed with failParentOnFailure.
 ]]
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
--- Drops the lock a worker holds on a job. Token "0" means the caller never took a lock.
--- Returns 0 on success, -6 when another token owns the lock, -2 when the lock is gone.
-local function releaseJobLock(jobKey, stalledKey, token, jobId)
-  if token == "0" then
-    return 0
-  end
-  local lockKey = jobKey .. ":lock"
-  local owner = redis.call("GET", lockKey)
-  if owner == token then
-    redis.call("DEL", lockKey)
-    redis.call("SREM", stalledKey, jobId)
-    return 0
-  end
-  if owner then
-    return -6
-  end
-  return -2
-end
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
+--- @include "getMaxEvents"
+--- @include "releaseJobLock"
+--- @include "groups"
 
 local jobKey = KEYS[3]
 local jobId = ARGV[4]
@@ -12042,6 +3506,8 @@ redis.call("XADD", KEYS[7], "MAXLEN", "~", getMaxEvents(KEYS[8]), "*", "event", 
   "jobId", jobId, "prev", "active")
 return 0
 `,
+      INCLUDES,
+    ),
   },
   obliterate: {
     name: 'obliterate',
@@ -12058,7 +3524,8 @@ return 0
       'failed',
       'waitingChildren',
     ],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Deletes a paused queue with all its jobs and schedulers, at most ARGV[2] jobs (or schedulers)
   per call; the caller repeats while the reply is 1. Once every structure is empty the queue's own
   keys go too. Each removed job drops the deduplication key it owns (bullmq 6.7.0 does the same);
@@ -12082,486 +3549,9 @@ return 0
   Returns 0 when the queue is gone, 1 when more remains, -1 queue not paused,
   -2 active jobs and no force.
 ]]
--- Deletes a job hash and every key that hangs off it.
-local function deleteJobKeys(jobKey)
-  redis.call("DEL", jobKey, jobKey .. ":logs", jobKey .. ":dependencies", jobKey .. ":processed",
-    jobKey .. ":failed", jobKey .. ":unsuccessful", jobKey .. ":lock")
-end
-
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
-
--- Deletes a job's keys, and first its deduplication key (plus the "dedup next" proto-job) when
--- that key still points at this job, so the next add with the same deduplication id is not
--- swallowed by a job that no longer exists. A grouped job also leaves its group's active set
--- (waking idle workers if that frees a slot) and Q group-delayed, both cheap; taking it out of
--- its group's line is the caller's part, as taking it out of Q wait is.
-local function removeJobWithDedup(Q, jobId)
-  local jobKey = Q .. jobId
-  local fields = redis.call("HMGET", jobKey, "deid", "gid")
-  local dedupId = fields[1]
-  if dedupId then
-    local dedupKey = Q .. "de:" .. dedupId
-    if redis.call("GET", dedupKey) == jobId then
-      redis.call("DEL", dedupKey, Q .. "dn:" .. dedupId)
-    end
-  end
-  if fields[2] then
-    leaveGroupActive(Q, fields[2], jobId)
-    redis.call("ZREM", Q .. "group-delayed", jobId)
-  end
-  deleteJobKeys(jobKey)
-end
-
--- Splits a full job key "<prefix>:<queue>:<jobId>" on its last colon into the queue base key
--- (with the trailing colon) and the job id. Returns nil for a key without a colon.
-local function splitJobKey(fullKey)
-  local base, jobId = string.match(fullKey, "^(.*:)([^:]*)$")
-  return base, jobId
-end
-
--- The parent's queue base key (with the trailing colon) and id: from the \`parent\` JSON when it
--- is readable, else by splitting \`parentKey\`.
-local function parentOfJob(parentKey, parentJson)
-  if parentJson then
-    local ok, parent = pcall(cjson.decode, parentJson)
-    if ok and type(parent) == "table" and type(parent.queueKey) == "string"
-        and parent.id ~= nil then
-      return parent.queueKey .. ":", tostring(parent.id)
-    end
-  end
-  return splitJobKey(parentKey)
-end
-
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
-
-
-
--- Removing a job that is a flow child: the job leaves its parent's pending dependencies first.
--- A parent left with no pending dependency while it waits for children is either released to
--- the front of its queue's wait list (its group's line for a grouped parent; ignoring its priority and delay, as bullmq's removal does)
--- or, in "hard" mode (drain, clean, obliterate) when it lives in the same queue as the removed
--- job, removed as well, with the same rule applied to its own parent.
--- A released parent is always announced (\`waiting\`, prev=waiting-children) on its queue's
--- events and woken with a marker unless that queue is paused or maxed. bullmq 6.7.0 skips the
--- event when releasing a cross-queue parent in hard mode; emitting it keeps QueueEvents
--- listeners of the parent queue informed and bullmq readers accept it.
--- Parent keys come from the job hash (\`parentKey\`, \`parent\` JSON), not from KEYS: on a cluster
--- every queue of a flow must share one hash slot (a shared hash-tagged prefix).
-
-local function releaseParentToWait(parentBase, parentId)
-  local gid = redis.call("HGET", parentBase .. parentId, "gid")
-  if gid then
-    pushGroupedJob(parentBase, gid, parentId, "RPUSH")
-  else
-    redis.call("RPUSH", parentBase .. "wait", parentId)
-  end
-  signalJobsReady(parentBase .. "marker",
-    isPausedOrMaxed(parentBase .. "meta", parentBase .. "active"))
-  redis.call("XADD", parentBase .. "events", "MAXLEN", "~", getMaxEvents(parentBase .. "meta"),
-    "*", "event", "waiting", "jobId", parentId, "prev", "waiting-children")
-end
-
--- Takes the job (Q .. jobId, not yet deleted) out of its parent's pending dependencies. Returns
--- the parent's base and id when that parent must be hard-removed by the caller, else nil (no
--- parent, still pending children, not waiting for children, or released to wait).
--- known: the job's {parentKey, parent} fields when the caller already read them.
-local function detachFromParent(Q, jobId, hard, known)
-  local jobKey = Q .. jobId
-  local fields = known or redis.call("HMGET", jobKey, "parentKey", "parent")
-  local parentKey = fields[1]
-  if not parentKey then
-    return nil
-  end
-  local dependenciesKey = parentKey .. ":dependencies"
-  if redis.call("SREM", dependenciesKey, jobKey) == 0
-      or redis.call("SCARD", dependenciesKey) > 0 then
-    return nil
-  end
-  local parentBase, parentId = parentOfJob(parentKey, fields[2])
-  if not parentBase or redis.call("EXISTS", parentKey) == 0
-      or redis.call("ZREM", parentBase .. "waiting-children", parentId) == 0 then
-    return nil
-  end
-  if hard and parentBase == Q then
-    return parentBase, parentId
-  end
-  releaseParentToWait(parentBase, parentId)
-  return nil
-end
-
--- Detaches the job from its parent, then deletes it with its deduplication key (when owned).
--- hard: true for drain, clean and obliterate; false for removeJob.
-local function removeJobDetached(Q, jobId, hard)
-  local base, id = Q, jobId
-  while base do
-    local parentBase, parentId = detachFromParent(base, id, hard)
-    removeJobWithDedup(base, id)
-    base, id = parentBase, parentId
-  end
-end
-
--- For removeOnComplete / removeOnFail: detaches the job from its parent (never hard), then
--- deletes its keys; deduplication keys are left alone, as bullmq's finished-job trimming does.
-local function deleteFinishedJobDetached(Q, jobId, known)
-  detachFromParent(Q, jobId, false, known)
-  deleteJobKeys(Q .. jobId)
-end
-
--- Runs a variadic command (ZREM, SADD, ...) on a key with many members, in slices small enough
--- for unpack's stack limit.
-local function batchedCall(command, key, members)
-  for from = 1, #members, 5000 do
-    redis.call(command, key, unpack(members, from, math.min(from + 4999, #members)))
-  end
-end
-
+--- @include "removeJobDetached"
+--- @include "batchedCall"
+--- @include "groups"
 
 local Q = ARGV[1]
 local budget = tonumber(ARGV[2])
@@ -12649,12 +3639,15 @@ redis.call("DEL", Q .. "events", Q .. "stalled-check", Q .. "stalled", Q .. "id"
   Q .. "groups:known", KEYS[1])
 return 0
 `,
+      INCLUDES,
+    ),
   },
   pause: {
     name: 'pause',
     numberOfKeys: 7,
     keys: ['meta', 'marker', 'events', 'wait', 'paused', 'prioritized', 'delayed'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Pauses or resumes a queue. Paused (bullmq 6) means meta.paused exists: jobs stay in wait, and
   the wake-up marker is dropped so blocked workers find nothing. Resuming also migrates a legacy
   \`paused\` list (bullmq 5 moved wait there) back into wait, at most ARGV[3] ids per call; those
@@ -12669,54 +3662,7 @@ return 0
   Returns the number of legacy \`paused\` ids still to migrate (the caller repeats with ARGV[2] "0"
   until 0); always 0 for pause.
 ]]
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
+--- @include "markers"
 
 if ARGV[1] == "pause" then
   redis.call("HSET", KEYS[1], "paused", 1)
@@ -12753,12 +3699,15 @@ if ARGV[2] == "1" then
 end
 return remaining
 `,
+      INCLUDES,
+    ),
   },
   pauseJobScheduler: {
     name: 'pauseJobScheduler',
     numberOfKeys: 6,
     keys: ['repeat', 'delayed', 'prioritized', 'wait', 'events', 'meta'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Pauses a job scheduler (Queue.pauseJobScheduler, an OxMQ extension; docs/redis-keys.md): takes
   its pending iteration out if it has not started yet (delayed, prioritized or waiting, announced
   with a \`removed\` event) and marks \`Q repeat:<id>\` paused with OxMQ-only fields that bullmq
@@ -12776,815 +3725,8 @@ return remaining
 
   Returns 0 when there is no such scheduler, 1 when it is paused now, 2 when it already was.
 ]]
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
-
-
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
-
--- Puts a job that is ready to run where workers look for it: a grouped job (hash field \`gid\`)
--- into its group's line, else the wait list for priority 0 (pushCmd LPUSH = back of the line,
--- RPUSH = front), else the prioritized set. waitKey is Q .. "wait".
--- knownGid: the job's group when the caller just wrote the hash (false: none); nil reads it.
-local function enqueueReadyJob(waitKey, prioritizedKey, pcKey, markerKey, jobId, priority, pushCmd, pausedOrMaxed, knownGid)
-  local Q = baseOfKey(waitKey, "wait")
-  local gid = knownGid
-  if gid == nil then
-    gid = redis.call("HGET", Q .. jobId, "gid")
-  end
-  if gid then
-    pushGroupedJob(Q, gid, jobId, pushCmd)
-    if not isGroupPaused(Q, gid) then
-      signalJobsReady(markerKey, pausedOrMaxed)
-    end
-    return
-  end
-  if priority > 0 then
-    redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
-  else
-    redis.call(pushCmd, waitKey, jobId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-end
-
--- Splits a full job key "<prefix>:<queue>:<jobId>" on its last colon into the queue base key
--- (with the trailing colon) and the job id. Returns nil for a key without a colon.
-local function splitJobKey(fullKey)
-  local base, jobId = string.match(fullKey, "^(.*:)([^:]*)$")
-  return base, jobId
-end
-
--- The parent's queue base key (with the trailing colon) and id: from the \`parent\` JSON when it
--- is readable, else by splitting \`parentKey\`.
-local function parentOfJob(parentKey, parentJson)
-  if parentJson then
-    local ok, parent = pcall(cjson.decode, parentJson)
-    if ok and type(parent) == "table" and type(parent.queueKey) == "string"
-        and parent.id ~= nil then
-      return parent.queueKey .. ":", tostring(parent.id)
-    end
-  end
-  return splitJobKey(parentKey)
-end
-
-
-
-
-
--- Moves a parent whose children are done out of waiting-children of its own queue (parentBase,
--- with the trailing colon): to delayed when it has a delay (due now + delay), else to the front
--- of wait (priority 0) or into prioritized; a grouped parent to Q group-delayed or the front of
--- its group's line. Events go to the parent queue's stream.
-local function releaseParent(parentBase, parentId, now)
-  local parentKey = parentBase .. parentId
-  local fields = redis.call("HMGET", parentKey, "delay", "priority", "gid")
-  local delay = tonumber(fields[1]) or 0
-  local priority = tonumber(fields[2]) or 0
-  local gid = fields[3]
-  local eventsKey = parentBase .. "events"
-  local markerKey = parentBase .. "marker"
-  if delay > 0 then
-    local dueTs = now + delay
-    local delayedKey = parentBase .. "delayed"
-    if gid then
-      redis.call("ZADD", parentBase .. "group-delayed", dueTs * 4096, parentId)
-    else
-      redis.call("ZADD", delayedKey, dueTs * 4096, parentId)
-    end
-    redis.call("XADD", eventsKey, "*", "event", "delayed", "jobId", parentId, "delay", dueTs)
-    signalNextDelayed(markerKey, delayedKey)
-    return
-  end
-  local pausedOrMaxed = isPausedOrMaxed(parentBase .. "meta", parentBase .. "active")
-  if gid then
-    pushGroupedJob(parentBase, gid, parentId, "RPUSH")
-  elseif priority > 0 then
-    redis.call("ZADD", parentBase .. "prioritized", priorityScore(parentBase .. "pc", priority), parentId)
-  else
-    -- RPUSH: the front of the line, ahead of jobs that were already waiting.
-    redis.call("RPUSH", parentBase .. "wait", parentId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-  redis.call("XADD", eventsKey, "*", "event", "waiting", "jobId", parentId, "prev", "waiting-children")
-end
-
--- Releases the parent if it has no pending children and is still waiting for them.
-local function releaseParentIfDone(parentKey, parentBase, parentId, now)
-  if redis.call("SCARD", parentKey .. ":dependencies") == 0 and redis.call("EXISTS", parentKey) == 1
-      and redis.call("ZREM", parentBase .. "waiting-children", parentId) == 1 then
-    releaseParent(parentBase, parentId, now)
-  end
-end
-
--- Deletes a job hash and every key that hangs off it.
-local function deleteJobKeys(jobKey)
-  redis.call("DEL", jobKey, jobKey .. ":logs", jobKey .. ":dependencies", jobKey .. ":processed",
-    jobKey .. ":failed", jobKey .. ":unsuccessful", jobKey .. ":lock")
-end
-
-
-
--- Deduplication (bullmq's \`de\` option) for an incoming job \`newId\` of queue keys \`k\`.
--- The key \`Q de:<id>\` holds the id of the job that owns the window. Modes:
---   simple (no ttl): the window lasts until the owner finishes or is removed;
---   throttle (ttl): the window expires after ttl ms;
---   extend (with ttl): each duplicate restarts the ttl;
---   replace (debounce, usually with a delay): a duplicate replaces the owner while the owner is
---     still delayed (the newest data wins); once the owner left delayed the duplicate is dropped;
---   reschedule: a duplicate moves a still-delayed owner to its own due time.
--- Returns nil when the new job goes ahead (the key now names it), or the owner's id when the new
--- job is a duplicate and must not be stored.
-local function deduplicateJob(k, de, newId, timestamp, delay, maxEvents)
-  local dedupKey = k.base .. "de:" .. de.id
-  local ttl = tonumber(de.ttl)
-  local owner = redis.call("GET", dedupKey)
-  -- A window without expiry whose owner vanished (e.g. deleted by hand) is stale.
-  if owner and redis.call("PTTL", dedupKey) == -1 and redis.call("EXISTS", k.base .. owner) == 0 then
-    redis.call("DEL", dedupKey, k.base .. "dn:" .. de.id)
-    owner = nil
-  end
-  if not owner then
-    if ttl and ttl > 0 then
-      redis.call("SET", dedupKey, newId, "PX", ttl)
-    else
-      redis.call("SET", dedupKey, newId)
-    end
-    return nil
-  end
-
-  -- A grouped owner waits in Q group-delayed instead of Q delayed.
-  local groupDelayed = k.base .. "group-delayed"
-  if de.replace then
-    if redis.call("ZREM", k.delayed, owner) == 1 or redis.call("ZREM", groupDelayed, owner) == 1 then
-      deleteJobKeys(k.base .. owner)
-      redis.call("XADD", k.events, "*", "event", "removed", "jobId", owner, "prev", "delayed")
-      -- Roles as bullmq writes them here: jobId is the job that stays (the new one).
-      redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "deduplicated", "jobId", newId,
-        "deduplicationId", de.id, "deduplicatedJobId", owner)
-      redis.call("DEL", k.base .. "dn:" .. de.id)
-      if de.extend and ttl and ttl > 0 then
-        redis.call("SET", dedupKey, newId, "PX", ttl)
-      else
-        redis.call("SET", dedupKey, newId, "KEEPTTL")
-      end
-      return nil
-    end
-    return owner
-  end
-
-  if de.extend and ttl and ttl > 0 then
-    redis.call("SET", dedupKey, owner, "PX", ttl)
-  end
-  redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "deduplicated", "jobId", owner,
-    "deduplicationId", de.id, "deduplicatedJobId", newId)
-  local ownerDelayed = nil
-  if de.reschedule then
-    if redis.call("ZSCORE", k.delayed, owner) then
-      ownerDelayed = k.delayed
-    elseif redis.call("ZSCORE", groupDelayed, owner) then
-      ownerDelayed = groupDelayed
-    end
-  end
-  if ownerDelayed then
-    local dueTs = timestamp + delay
-    redis.call("HSET", k.base .. owner, "delay", delay)
-    redis.call("ZADD", ownerDelayed, delayedScore(ownerDelayed, dueTs), owner)
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "delayed", "jobId", owner, "delay", dueTs)
-    signalNextDelayed(k.marker, k.delayed)
-  end
-  return owner
-end
-
-
--- Stores a new job and puts it where it belongs; shared by addJob (one job) and addFlow (a tree).
---
--- k: the job's queue keys {base, wait, meta, id, delayed, prioritized, pc, marker, events,
---    active, waitingChildren, completed}
--- j: {customId ("" for an automatic id), name, timestamp, data, opts (JSON texts), delay,
---    priority, lifo, fields (flat array of extra hash fields), parentKey?, parent? (JSON text of
---    {id, queueKey, fpof?, cpof?, idof?, rdof?}), asParent? (has children: waits for them),
---    deferParentRelease? (a flow releases parents itself once every node is in),
---    dedup? ({id, ttl?, extend?, replace?, reschedule?}: see deduplicateJob),
---    groupId? (tenant group: the job gets hash field \`gid\` and waits in its group, see groups)}
--- memo (optional): a table kept across the inserts of one call into the same queue. Adding
---    jobs changes neither the queue's meta nor its active list, so the events cap and the
---    paused-or-maxed state are read once per call, not once per job.
--- Returns jobId, outcome (false: stored; "duplicate": the custom id existed; "deduplicated": an
--- owner of the deduplication window was returned instead); or nil, errorCode (-5 parent
--- missing, -7 the job already has another parent).
-
--- A job that already exists joins the requested parent unless another live parent owns it.
-local function attachExistingToParent(k, jobId, jobKey, j, now)
-  local current = redis.call("HGET", jobKey, "parentKey")
-  if current and current ~= j.parentKey and redis.call("EXISTS", current) == 1 then
-    return -7
-  end
-  if redis.call("ZSCORE", k.completed, jobId) then
-    redis.call("HSET", j.parentKey .. ":processed", jobKey, redis.call("HGET", jobKey, "returnvalue") or "null")
-    if not j.deferParentRelease then
-      local parentBase, parentId = parentOfJob(j.parentKey, j.parent)
-      if parentBase then
-        releaseParentIfDone(j.parentKey, parentBase, parentId, now)
-      end
-    end
-  else
-    redis.call("SADD", j.parentKey .. ":dependencies", jobKey)
-  end
-  redis.call("HSET", jobKey, "parentKey", j.parentKey, "parent", j.parent)
-  return 0
-end
-
-local function insertJob(k, j, now, memo)
-  memo = memo or {}
-  if j.parentKey and redis.call("EXISTS", j.parentKey) == 0 then
-    return nil, -5
-  end
-  -- The counter moves on every add, custom ids and duplicates included, as bullmq's does.
-  local counter = redis.call("INCR", k.id)
-  memo.maxEvents = memo.maxEvents or getMaxEvents(k.meta)
-  local maxEvents = memo.maxEvents
-
-  local jobId = j.customId
-  if jobId == "" then
-    jobId = tostring(counter)
-  end
-  local jobKey = k.base .. jobId
-  if j.customId ~= "" and redis.call("EXISTS", jobKey) == 1 then
-    if j.parentKey then
-      local attached = attachExistingToParent(k, jobId, jobKey, j, now)
-      if attached < 0 then
-        if j.deferParentRelease then
-          redis.call("HSET", j.parentKey, "flowAttachmentFailed", 1)
-        end
-        return nil, attached
-      end
-    end
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "duplicated", "jobId", jobId)
-    return jobId, "duplicate"
-  end
-
-  if j.dedup then
-    local owner = deduplicateJob(k, j.dedup, jobId, j.timestamp, j.delay, maxEvents)
-    if owner then
-      return owner, "deduplicated"
-    end
-    table.insert(j.fields, "deid")
-    table.insert(j.fields, j.dedup.id)
-  end
-  if j.groupId then
-    table.insert(j.fields, "gid")
-    table.insert(j.fields, j.groupId)
-    registerGroup(k.base, j.groupId)
-  end
-
-  redis.call("HSET", jobKey, "name", j.name, "data", j.data, "opts", j.opts, "timestamp", j.timestamp,
-    "delay", j.delay, "priority", j.priority)
-  if j.parentKey then
-    redis.call("HSET", jobKey, "parentKey", j.parentKey, "parent", j.parent)
-  end
-  if #j.fields > 0 then
-    redis.call("HSET", jobKey, unpack(j.fields))
-  end
-  redis.call("XADD", k.events, "*", "event", "added", "jobId", jobId, "name", j.name)
-
-  if j.asParent then
-    redis.call("ZADD", k.waitingChildren, j.timestamp, jobId)
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "waiting-children", "jobId", jobId)
-  elseif j.delay > 0 then
-    local dueTs = j.timestamp + j.delay
-    if j.groupId then
-      redis.call("ZADD", k.base .. "group-delayed", delayedScore(k.base .. "group-delayed", dueTs), jobId)
-    else
-      redis.call("ZADD", k.delayed, delayedScore(k.delayed, dueTs), jobId)
-    end
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "delayed", "jobId", jobId, "delay", dueTs)
-    signalNextDelayed(k.marker, k.delayed)
-  else
-    local pushCmd = "LPUSH"
-    if j.lifo then
-      pushCmd = "RPUSH"
-    end
-    if memo.pausedOrMaxed == nil then
-      memo.pausedOrMaxed = isPausedOrMaxed(k.meta, k.active)
-    end
-    enqueueReadyJob(k.wait, k.prioritized, k.pc, k.marker, jobId, j.priority, pushCmd,
-      memo.pausedOrMaxed, j.groupId or false)
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "waiting", "jobId", jobId)
-  end
-
-  if j.parentKey then
-    redis.call("SADD", j.parentKey .. ":dependencies", jobKey)
-  end
-  return jobId, false
-end
-
--- The key table of a queue from a script's KEYS, in addJobKeys order (engine/backend/redis/
--- add-job.ts: wait, meta, id, delayed, prioritized, pc, marker, events, active,
--- waiting-children, completed) starting at KEYS[first].
-local function queueKeysFromKeys(base, first)
-  local names = {"wait", "meta", "id", "delayed", "prioritized", "pc", "marker", "events", "active",
-    "waitingChildren", "completed"}
-  local k = {base = base}
-  for i, name in ipairs(names) do
-    k[name] = KEYS[first + i - 1]
-  end
-  return k
-end
-
--- The key table of a queue, from its base key (with the trailing colon).
-local function queueKeysFromBase(base)
-  return {base = base, wait = base .. "wait", meta = base .. "meta", id = base .. "id",
-    delayed = base .. "delayed", prioritized = base .. "prioritized", pc = base .. "pc",
-    marker = base .. "marker", events = base .. "events", active = base .. "active",
-    waitingChildren = base .. "waiting-children", completed = base .. "completed"}
-end
-
-
-
--- Deletes a job's keys, and first its deduplication key (plus the "dedup next" proto-job) when
--- that key still points at this job, so the next add with the same deduplication id is not
--- swallowed by a job that no longer exists. A grouped job also leaves its group's active set
--- (waking idle workers if that frees a slot) and Q group-delayed, both cheap; taking it out of
--- its group's line is the caller's part, as taking it out of Q wait is.
-local function removeJobWithDedup(Q, jobId)
-  local jobKey = Q .. jobId
-  local fields = redis.call("HMGET", jobKey, "deid", "gid")
-  local dedupId = fields[1]
-  if dedupId then
-    local dedupKey = Q .. "de:" .. dedupId
-    if redis.call("GET", dedupKey) == jobId then
-      redis.call("DEL", dedupKey, Q .. "dn:" .. dedupId)
-    end
-  end
-  if fields[2] then
-    leaveGroupActive(Q, fields[2], jobId)
-    redis.call("ZREM", Q .. "group-delayed", jobId)
-  end
-  deleteJobKeys(jobKey)
-end
-
--- Timing of job schedulers (bullmq 6 semantics, our own arithmetic). Millis are whole ms.
-
--- The text form of a millis value in ids and keys: "repeat:<schedulerId>:<millis>".
-local function millisText(ms)
-  return string.format("%d", ms)
-end
-
-local function schedulerIterationId(schedulerId, millis)
-  return "repeat:" .. schedulerId .. ":" .. millisText(millis)
-end
-
--- The offset an every-schedule keeps: the given one, or where \`millis\` falls in its interval.
-local function everyOffset(millis, every, offset)
-  if offset and offset > 0 then
-    return offset
-  end
-  return millis % every
-end
-
--- The first run of a new (or re-timed) every-schedule: at startDate (never in the past), else on
--- the next k * every + offset slot when an offset is given, else now.
-local function firstEverySlot(every, now, offset, startDate)
-  local millis
-  if startDate then
-    millis = math.max(startDate, now)
-  elseif offset and offset > 0 then
-    millis = math.floor(now / every) * every + offset
-    if millis <= now then
-      millis = millis + every
-    end
-  else
-    millis = now
-  end
-  millis = math.floor(millis)
-  return millis, everyOffset(millis, every, offset)
-end
-
--- The run after the one at \`prevMillis\`. When that slot is already past (the schedule fell
--- behind, e.g. no worker ran for a while) the missed slots are skipped: the next run is the first
--- slot of the schedule's grid (k * every + offset) strictly after now. No burst of catch-up runs.
-local function nextEverySlot(prevMillis, every, now, offset)
-  local millis = prevMillis + every
-  if millis < now then
-    millis = math.floor(now / every) * every + (offset or 0)
-    if millis <= now then
-      millis = millis + every
-    end
-  end
-  millis = math.floor(millis)
-  return millis, everyOffset(millis, every, offset)
-end
-
-
--- Iteration jobs of job schedulers: ordinary jobs with id "repeat:<schedulerId>:<millis>" and
--- the hash field \`rjk\` = scheduler id.
-
--- Where a not-yet-started iteration sits: "delayed", "prioritized", "wait", or nil when it is
--- active, finished or gone (then it is not replaceable). A grouped iteration's "delayed" is
--- Q group-delayed and its "wait" its group's line.
-local function pendingIterationState(k, jobId)
-  if redis.call("ZSCORE", k.delayed, jobId) or redis.call("ZSCORE", k.base .. "group-delayed", jobId) then
-    return "delayed"
-  end
-  if redis.call("ZSCORE", k.prioritized, jobId) then
-    return "prioritized"
-  end
-  if redis.call("LPOS", k.wait, jobId) then
-    return "wait"
-  end
-  local gid = redis.call("HGET", k.base .. jobId, "gid")
-  if gid and redis.call("LPOS", groupKey(k.base, gid, "wait"), jobId) then
-    return "wait"
-  end
-  return nil
-end
-
--- Takes a pending iteration out of its state and deletes its keys.
-local function removePendingIteration(k, jobId, state)
-  if state == "wait" then
-    redis.call("LREM", k.wait, 0, jobId)
-    local gid = redis.call("HGET", k.base .. jobId, "gid")
-    if gid then
-      removeFromGroupLine(k.base, gid, jobId)
-    end
-  else
-    redis.call("ZREM", k[state], jobId)
-  end
-  removeJobWithDedup(k.base, jobId)
-end
-
--- Stores and enqueues the iteration at \`millis\` (INCRs the id counter, emits added and
--- waiting/delayed). \`opts\` is the decoded iteration opts table; its jobId and delay are set here.
--- Returns the job id and its delay.
-local function addSchedulerIteration(k, schedulerId, millis, name, data, opts, now)
-  local jobId = schedulerIterationId(schedulerId, millis)
-  local delay = millis - now
-  if delay < 0 then
-    delay = 0
-  end
-  opts["jobId"] = jobId
-  opts["delay"] = delay
-  local fields = {"rjk", schedulerId}
-  if type(opts["de"]) == "table" and opts["de"]["id"] then
-    fields[3] = "deid"
-    fields[4] = opts["de"]["id"]
-  end
-  local groupId = nil
-  if type(opts["group"]) == "table" and type(opts["group"]["id"]) == "string" then
-    groupId = opts["group"]["id"]
-  end
-  insertJob(k, {customId = jobId, name = name, timestamp = now, data = data,
-    opts = cjson.encode(opts), delay = delay, priority = tonumber(opts["priority"]) or 0,
-    lifo = opts["lifo"] == true, fields = fields, groupId = groupId}, now)
-  return jobId, delay
-end
-
+--- @include "schedulerJobs"
+--- @include "getMaxEvents"
 
 local repeatKey = KEYS[1]
 local schedulerId = ARGV[1]
@@ -13638,12 +3780,15 @@ if already then
 end
 return 1
 `,
+      INCLUDES,
+    ),
   },
   promote: {
     name: 'promote',
     numberOfKeys: 8,
     keys: ['delayed', 'wait', 'meta', 'prioritized', 'active', 'pc', 'events', 'marker'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Job.promote: a delayed job runs now, at the back of the wait list (or in prioritized); a
   grouped one (in Q group-delayed) at the back of its group's line.
 
@@ -13654,371 +3799,8 @@ return 1
 
   Returns 0, or -3 when the job is not delayed.
 ]]
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
-
-
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
-
--- Puts a job that is ready to run where workers look for it: a grouped job (hash field \`gid\`)
--- into its group's line, else the wait list for priority 0 (pushCmd LPUSH = back of the line,
--- RPUSH = front), else the prioritized set. waitKey is Q .. "wait".
--- knownGid: the job's group when the caller just wrote the hash (false: none); nil reads it.
-local function enqueueReadyJob(waitKey, prioritizedKey, pcKey, markerKey, jobId, priority, pushCmd, pausedOrMaxed, knownGid)
-  local Q = baseOfKey(waitKey, "wait")
-  local gid = knownGid
-  if gid == nil then
-    gid = redis.call("HGET", Q .. jobId, "gid")
-  end
-  if gid then
-    pushGroupedJob(Q, gid, jobId, pushCmd)
-    if not isGroupPaused(Q, gid) then
-      signalJobsReady(markerKey, pausedOrMaxed)
-    end
-    return
-  end
-  if priority > 0 then
-    redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
-  else
-    redis.call(pushCmd, waitKey, jobId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-end
+--- @include "isPausedOrMaxed"
+--- @include "enqueueReadyJob"
 
 local jobId = ARGV[2]
 local jobKey = ARGV[1] .. jobId
@@ -14039,12 +3821,15 @@ redis.call("XADD", KEYS[7], "*", "event", "waiting", "jobId", jobId, "prev", "de
 redis.call("HSET", jobKey, "delay", 0)
 return 0
 `,
+      INCLUDES,
+    ),
   },
   readJobWindow: {
     name: 'readJobWindow',
     numberOfKeys: 2,
     keys: ['state', 'base'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Reads one window of a state's jobs for the console's search and export: the ids at
   [offset, offset + count) from one end of the state's list or sorted set, and for each id the
   asked hash fields, sized first so a huge job is never copied into the reply.
@@ -14145,12 +3930,15 @@ end
 out[2] = looked
 return out
 `,
+      INCLUDES,
+    ),
   },
   removeChildDependency: {
     name: 'removeChildDependency',
     numberOfKeys: 1,
     keys: ['childJobHash'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   job.removeChildDependency: the child stops being one of its parent's pending dependencies and
   forgets its parent (docs/redis-keys.md). A parent left with no pending child while it waits for them
   is released to the front of its wait list, as removing the child would (removeJobDetached).
@@ -14164,478 +3952,8 @@ return out
   Returns 0 removed, 1 not a pending dependency of that parent (or no parent at all),
   -1 child missing, -5 parent missing.
 ]]
--- Deletes a job hash and every key that hangs off it.
-local function deleteJobKeys(jobKey)
-  redis.call("DEL", jobKey, jobKey .. ":logs", jobKey .. ":dependencies", jobKey .. ":processed",
-    jobKey .. ":failed", jobKey .. ":unsuccessful", jobKey .. ":lock")
-end
-
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
-
--- Deletes a job's keys, and first its deduplication key (plus the "dedup next" proto-job) when
--- that key still points at this job, so the next add with the same deduplication id is not
--- swallowed by a job that no longer exists. A grouped job also leaves its group's active set
--- (waking idle workers if that frees a slot) and Q group-delayed, both cheap; taking it out of
--- its group's line is the caller's part, as taking it out of Q wait is.
-local function removeJobWithDedup(Q, jobId)
-  local jobKey = Q .. jobId
-  local fields = redis.call("HMGET", jobKey, "deid", "gid")
-  local dedupId = fields[1]
-  if dedupId then
-    local dedupKey = Q .. "de:" .. dedupId
-    if redis.call("GET", dedupKey) == jobId then
-      redis.call("DEL", dedupKey, Q .. "dn:" .. dedupId)
-    end
-  end
-  if fields[2] then
-    leaveGroupActive(Q, fields[2], jobId)
-    redis.call("ZREM", Q .. "group-delayed", jobId)
-  end
-  deleteJobKeys(jobKey)
-end
-
--- Splits a full job key "<prefix>:<queue>:<jobId>" on its last colon into the queue base key
--- (with the trailing colon) and the job id. Returns nil for a key without a colon.
-local function splitJobKey(fullKey)
-  local base, jobId = string.match(fullKey, "^(.*:)([^:]*)$")
-  return base, jobId
-end
-
--- The parent's queue base key (with the trailing colon) and id: from the \`parent\` JSON when it
--- is readable, else by splitting \`parentKey\`.
-local function parentOfJob(parentKey, parentJson)
-  if parentJson then
-    local ok, parent = pcall(cjson.decode, parentJson)
-    if ok and type(parent) == "table" and type(parent.queueKey) == "string"
-        and parent.id ~= nil then
-      return parent.queueKey .. ":", tostring(parent.id)
-    end
-  end
-  return splitJobKey(parentKey)
-end
-
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
-
-
-
--- Removing a job that is a flow child: the job leaves its parent's pending dependencies first.
--- A parent left with no pending dependency while it waits for children is either released to
--- the front of its queue's wait list (its group's line for a grouped parent; ignoring its priority and delay, as bullmq's removal does)
--- or, in "hard" mode (drain, clean, obliterate) when it lives in the same queue as the removed
--- job, removed as well, with the same rule applied to its own parent.
--- A released parent is always announced (\`waiting\`, prev=waiting-children) on its queue's
--- events and woken with a marker unless that queue is paused or maxed. bullmq 6.7.0 skips the
--- event when releasing a cross-queue parent in hard mode; emitting it keeps QueueEvents
--- listeners of the parent queue informed and bullmq readers accept it.
--- Parent keys come from the job hash (\`parentKey\`, \`parent\` JSON), not from KEYS: on a cluster
--- every queue of a flow must share one hash slot (a shared hash-tagged prefix).
-
-local function releaseParentToWait(parentBase, parentId)
-  local gid = redis.call("HGET", parentBase .. parentId, "gid")
-  if gid then
-    pushGroupedJob(parentBase, gid, parentId, "RPUSH")
-  else
-    redis.call("RPUSH", parentBase .. "wait", parentId)
-  end
-  signalJobsReady(parentBase .. "marker",
-    isPausedOrMaxed(parentBase .. "meta", parentBase .. "active"))
-  redis.call("XADD", parentBase .. "events", "MAXLEN", "~", getMaxEvents(parentBase .. "meta"),
-    "*", "event", "waiting", "jobId", parentId, "prev", "waiting-children")
-end
-
--- Takes the job (Q .. jobId, not yet deleted) out of its parent's pending dependencies. Returns
--- the parent's base and id when that parent must be hard-removed by the caller, else nil (no
--- parent, still pending children, not waiting for children, or released to wait).
--- known: the job's {parentKey, parent} fields when the caller already read them.
-local function detachFromParent(Q, jobId, hard, known)
-  local jobKey = Q .. jobId
-  local fields = known or redis.call("HMGET", jobKey, "parentKey", "parent")
-  local parentKey = fields[1]
-  if not parentKey then
-    return nil
-  end
-  local dependenciesKey = parentKey .. ":dependencies"
-  if redis.call("SREM", dependenciesKey, jobKey) == 0
-      or redis.call("SCARD", dependenciesKey) > 0 then
-    return nil
-  end
-  local parentBase, parentId = parentOfJob(parentKey, fields[2])
-  if not parentBase or redis.call("EXISTS", parentKey) == 0
-      or redis.call("ZREM", parentBase .. "waiting-children", parentId) == 0 then
-    return nil
-  end
-  if hard and parentBase == Q then
-    return parentBase, parentId
-  end
-  releaseParentToWait(parentBase, parentId)
-  return nil
-end
-
--- Detaches the job from its parent, then deletes it with its deduplication key (when owned).
--- hard: true for drain, clean and obliterate; false for removeJob.
-local function removeJobDetached(Q, jobId, hard)
-  local base, id = Q, jobId
-  while base do
-    local parentBase, parentId = detachFromParent(base, id, hard)
-    removeJobWithDedup(base, id)
-    base, id = parentBase, parentId
-  end
-end
-
--- For removeOnComplete / removeOnFail: detaches the job from its parent (never hard), then
--- deletes its keys; deduplication keys are left alone, as bullmq's finished-job trimming does.
-local function deleteFinishedJobDetached(Q, jobId, known)
-  detachFromParent(Q, jobId, false, known)
-  deleteJobKeys(Q .. jobId)
-end
-
+--- @include "removeJobDetached"
+--- @include "splitJobKey"
 
 local childKey = KEYS[1]
 if redis.call("EXISTS", childKey) == 0 then
@@ -14672,12 +3990,15 @@ if redis.call("SCARD", dependenciesKey) == 0 then
 end
 return 0
 `,
+      INCLUDES,
+    ),
   },
   removeDeduplicationKey: {
     name: 'removeDeduplicationKey',
     numberOfKeys: 1,
     keys: ['deduplication'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Ends a deduplication window, but only if the given job still owns it.
   KEYS[1] deduplication (Q de:<deduplicationId>)
   ARGV[1] jobId
@@ -14689,12 +4010,15 @@ if redis.call("GET", KEYS[1]) == ARGV[1] then
 end
 return 0
 `,
+      INCLUDES,
+    ),
   },
   removeJob: {
     name: 'removeJob',
     numberOfKeys: 2,
     keys: ['jobHash', 'repeat'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Removes one job (Queue.remove / job.remove), optionally with all its descendants.
   Descendants are the children recorded on a job: pending (\`:dependencies\`), completed
   (\`:processed\`), failed and ignored (\`:failed\`) and failed-parent (\`:unsuccessful\`), all as full
@@ -14712,495 +4036,11 @@ return 0
   state, without an event), 0 locked,
   -8 the job is the pending iteration of a job scheduler.
 ]]
--- Deletes a job hash and every key that hangs off it.
-local function deleteJobKeys(jobKey)
-  redis.call("DEL", jobKey, jobKey .. ":logs", jobKey .. ":dependencies", jobKey .. ":processed",
-    jobKey .. ":failed", jobKey .. ":unsuccessful", jobKey .. ":lock")
-end
-
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
-
--- Deletes a job's keys, and first its deduplication key (plus the "dedup next" proto-job) when
--- that key still points at this job, so the next add with the same deduplication id is not
--- swallowed by a job that no longer exists. A grouped job also leaves its group's active set
--- (waking idle workers if that frees a slot) and Q group-delayed, both cheap; taking it out of
--- its group's line is the caller's part, as taking it out of Q wait is.
-local function removeJobWithDedup(Q, jobId)
-  local jobKey = Q .. jobId
-  local fields = redis.call("HMGET", jobKey, "deid", "gid")
-  local dedupId = fields[1]
-  if dedupId then
-    local dedupKey = Q .. "de:" .. dedupId
-    if redis.call("GET", dedupKey) == jobId then
-      redis.call("DEL", dedupKey, Q .. "dn:" .. dedupId)
-    end
-  end
-  if fields[2] then
-    leaveGroupActive(Q, fields[2], jobId)
-    redis.call("ZREM", Q .. "group-delayed", jobId)
-  end
-  deleteJobKeys(jobKey)
-end
-
--- Splits a full job key "<prefix>:<queue>:<jobId>" on its last colon into the queue base key
--- (with the trailing colon) and the job id. Returns nil for a key without a colon.
-local function splitJobKey(fullKey)
-  local base, jobId = string.match(fullKey, "^(.*:)([^:]*)$")
-  return base, jobId
-end
-
--- The parent's queue base key (with the trailing colon) and id: from the \`parent\` JSON when it
--- is readable, else by splitting \`parentKey\`.
-local function parentOfJob(parentKey, parentJson)
-  if parentJson then
-    local ok, parent = pcall(cjson.decode, parentJson)
-    if ok and type(parent) == "table" and type(parent.queueKey) == "string"
-        and parent.id ~= nil then
-      return parent.queueKey .. ":", tostring(parent.id)
-    end
-  end
-  return splitJobKey(parentKey)
-end
-
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
-
-
-
--- Removing a job that is a flow child: the job leaves its parent's pending dependencies first.
--- A parent left with no pending dependency while it waits for children is either released to
--- the front of its queue's wait list (its group's line for a grouped parent; ignoring its priority and delay, as bullmq's removal does)
--- or, in "hard" mode (drain, clean, obliterate) when it lives in the same queue as the removed
--- job, removed as well, with the same rule applied to its own parent.
--- A released parent is always announced (\`waiting\`, prev=waiting-children) on its queue's
--- events and woken with a marker unless that queue is paused or maxed. bullmq 6.7.0 skips the
--- event when releasing a cross-queue parent in hard mode; emitting it keeps QueueEvents
--- listeners of the parent queue informed and bullmq readers accept it.
--- Parent keys come from the job hash (\`parentKey\`, \`parent\` JSON), not from KEYS: on a cluster
--- every queue of a flow must share one hash slot (a shared hash-tagged prefix).
-
-local function releaseParentToWait(parentBase, parentId)
-  local gid = redis.call("HGET", parentBase .. parentId, "gid")
-  if gid then
-    pushGroupedJob(parentBase, gid, parentId, "RPUSH")
-  else
-    redis.call("RPUSH", parentBase .. "wait", parentId)
-  end
-  signalJobsReady(parentBase .. "marker",
-    isPausedOrMaxed(parentBase .. "meta", parentBase .. "active"))
-  redis.call("XADD", parentBase .. "events", "MAXLEN", "~", getMaxEvents(parentBase .. "meta"),
-    "*", "event", "waiting", "jobId", parentId, "prev", "waiting-children")
-end
-
--- Takes the job (Q .. jobId, not yet deleted) out of its parent's pending dependencies. Returns
--- the parent's base and id when that parent must be hard-removed by the caller, else nil (no
--- parent, still pending children, not waiting for children, or released to wait).
--- known: the job's {parentKey, parent} fields when the caller already read them.
-local function detachFromParent(Q, jobId, hard, known)
-  local jobKey = Q .. jobId
-  local fields = known or redis.call("HMGET", jobKey, "parentKey", "parent")
-  local parentKey = fields[1]
-  if not parentKey then
-    return nil
-  end
-  local dependenciesKey = parentKey .. ":dependencies"
-  if redis.call("SREM", dependenciesKey, jobKey) == 0
-      or redis.call("SCARD", dependenciesKey) > 0 then
-    return nil
-  end
-  local parentBase, parentId = parentOfJob(parentKey, fields[2])
-  if not parentBase or redis.call("EXISTS", parentKey) == 0
-      or redis.call("ZREM", parentBase .. "waiting-children", parentId) == 0 then
-    return nil
-  end
-  if hard and parentBase == Q then
-    return parentBase, parentId
-  end
-  releaseParentToWait(parentBase, parentId)
-  return nil
-end
-
--- Detaches the job from its parent, then deletes it with its deduplication key (when owned).
--- hard: true for drain, clean and obliterate; false for removeJob.
-local function removeJobDetached(Q, jobId, hard)
-  local base, id = Q, jobId
-  while base do
-    local parentBase, parentId = detachFromParent(base, id, hard)
-    removeJobWithDedup(base, id)
-    base, id = parentBase, parentId
-  end
-end
-
--- For removeOnComplete / removeOnFail: detaches the job from its parent (never hard), then
--- deletes its keys; deduplication keys are left alone, as bullmq's finished-job trimming does.
-local function deleteFinishedJobDetached(Q, jobId, known)
-  detachFromParent(Q, jobId, false, known)
-  deleteJobKeys(Q .. jobId)
-end
-
--- True when jobId is the pending iteration of a live job scheduler: ids of iterations are
--- "repeat:<schedulerId>:<millis>" and the scheduler's score in the repeat zset is that millis.
--- Such jobs are owned by their scheduler: removal refuses them, clean and drain skip them.
-local function isCurrentSchedulerIteration(repeatKey, jobId)
-  if string.sub(jobId, 1, 7) ~= "repeat:" then
-    return false
-  end
-  local schedulerId, millis = string.match(string.sub(jobId, 8), "^(.*):([^:]*)$")
-  if not schedulerId then
-    return false
-  end
-  local score = redis.call("ZSCORE", repeatKey, schedulerId)
-  return score ~= false and score ~= nil and tonumber(score) == tonumber(millis)
-end
-
-
-
+--- @include "removeJobDetached"
+--- @include "schedulerIteration"
+--- @include "splitJobKey"
+--- @include "getMaxEvents"
+--- @include "groups"
 
 local jobId = ARGV[1]
 local Q = ARGV[3]
@@ -15301,12 +4141,15 @@ for n = #nodes, 1, -1 do
 end
 return 1
 `,
+      INCLUDES,
+    ),
   },
   removeJobScheduler: {
     name: 'removeJobScheduler',
     numberOfKeys: 6,
     keys: ['repeat', 'delayed', 'prioritized', 'wait', 'events', 'meta'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Removes a job scheduler (Queue.removeJobScheduler): its entry in \`Q repeat\`, its hash, and its
   pending iteration if that has not started yet (delayed, prioritized or waiting), announced
   with a \`removed\` event. An iteration already running finishes normally and, finding no
@@ -15319,815 +4162,8 @@ return 1
 
   Returns 1 when the scheduler existed, 0 otherwise.
 ]]
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
-
-
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
-
--- Puts a job that is ready to run where workers look for it: a grouped job (hash field \`gid\`)
--- into its group's line, else the wait list for priority 0 (pushCmd LPUSH = back of the line,
--- RPUSH = front), else the prioritized set. waitKey is Q .. "wait".
--- knownGid: the job's group when the caller just wrote the hash (false: none); nil reads it.
-local function enqueueReadyJob(waitKey, prioritizedKey, pcKey, markerKey, jobId, priority, pushCmd, pausedOrMaxed, knownGid)
-  local Q = baseOfKey(waitKey, "wait")
-  local gid = knownGid
-  if gid == nil then
-    gid = redis.call("HGET", Q .. jobId, "gid")
-  end
-  if gid then
-    pushGroupedJob(Q, gid, jobId, pushCmd)
-    if not isGroupPaused(Q, gid) then
-      signalJobsReady(markerKey, pausedOrMaxed)
-    end
-    return
-  end
-  if priority > 0 then
-    redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
-  else
-    redis.call(pushCmd, waitKey, jobId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-end
-
--- Splits a full job key "<prefix>:<queue>:<jobId>" on its last colon into the queue base key
--- (with the trailing colon) and the job id. Returns nil for a key without a colon.
-local function splitJobKey(fullKey)
-  local base, jobId = string.match(fullKey, "^(.*:)([^:]*)$")
-  return base, jobId
-end
-
--- The parent's queue base key (with the trailing colon) and id: from the \`parent\` JSON when it
--- is readable, else by splitting \`parentKey\`.
-local function parentOfJob(parentKey, parentJson)
-  if parentJson then
-    local ok, parent = pcall(cjson.decode, parentJson)
-    if ok and type(parent) == "table" and type(parent.queueKey) == "string"
-        and parent.id ~= nil then
-      return parent.queueKey .. ":", tostring(parent.id)
-    end
-  end
-  return splitJobKey(parentKey)
-end
-
-
-
-
-
--- Moves a parent whose children are done out of waiting-children of its own queue (parentBase,
--- with the trailing colon): to delayed when it has a delay (due now + delay), else to the front
--- of wait (priority 0) or into prioritized; a grouped parent to Q group-delayed or the front of
--- its group's line. Events go to the parent queue's stream.
-local function releaseParent(parentBase, parentId, now)
-  local parentKey = parentBase .. parentId
-  local fields = redis.call("HMGET", parentKey, "delay", "priority", "gid")
-  local delay = tonumber(fields[1]) or 0
-  local priority = tonumber(fields[2]) or 0
-  local gid = fields[3]
-  local eventsKey = parentBase .. "events"
-  local markerKey = parentBase .. "marker"
-  if delay > 0 then
-    local dueTs = now + delay
-    local delayedKey = parentBase .. "delayed"
-    if gid then
-      redis.call("ZADD", parentBase .. "group-delayed", dueTs * 4096, parentId)
-    else
-      redis.call("ZADD", delayedKey, dueTs * 4096, parentId)
-    end
-    redis.call("XADD", eventsKey, "*", "event", "delayed", "jobId", parentId, "delay", dueTs)
-    signalNextDelayed(markerKey, delayedKey)
-    return
-  end
-  local pausedOrMaxed = isPausedOrMaxed(parentBase .. "meta", parentBase .. "active")
-  if gid then
-    pushGroupedJob(parentBase, gid, parentId, "RPUSH")
-  elseif priority > 0 then
-    redis.call("ZADD", parentBase .. "prioritized", priorityScore(parentBase .. "pc", priority), parentId)
-  else
-    -- RPUSH: the front of the line, ahead of jobs that were already waiting.
-    redis.call("RPUSH", parentBase .. "wait", parentId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-  redis.call("XADD", eventsKey, "*", "event", "waiting", "jobId", parentId, "prev", "waiting-children")
-end
-
--- Releases the parent if it has no pending children and is still waiting for them.
-local function releaseParentIfDone(parentKey, parentBase, parentId, now)
-  if redis.call("SCARD", parentKey .. ":dependencies") == 0 and redis.call("EXISTS", parentKey) == 1
-      and redis.call("ZREM", parentBase .. "waiting-children", parentId) == 1 then
-    releaseParent(parentBase, parentId, now)
-  end
-end
-
--- Deletes a job hash and every key that hangs off it.
-local function deleteJobKeys(jobKey)
-  redis.call("DEL", jobKey, jobKey .. ":logs", jobKey .. ":dependencies", jobKey .. ":processed",
-    jobKey .. ":failed", jobKey .. ":unsuccessful", jobKey .. ":lock")
-end
-
-
-
--- Deduplication (bullmq's \`de\` option) for an incoming job \`newId\` of queue keys \`k\`.
--- The key \`Q de:<id>\` holds the id of the job that owns the window. Modes:
---   simple (no ttl): the window lasts until the owner finishes or is removed;
---   throttle (ttl): the window expires after ttl ms;
---   extend (with ttl): each duplicate restarts the ttl;
---   replace (debounce, usually with a delay): a duplicate replaces the owner while the owner is
---     still delayed (the newest data wins); once the owner left delayed the duplicate is dropped;
---   reschedule: a duplicate moves a still-delayed owner to its own due time.
--- Returns nil when the new job goes ahead (the key now names it), or the owner's id when the new
--- job is a duplicate and must not be stored.
-local function deduplicateJob(k, de, newId, timestamp, delay, maxEvents)
-  local dedupKey = k.base .. "de:" .. de.id
-  local ttl = tonumber(de.ttl)
-  local owner = redis.call("GET", dedupKey)
-  -- A window without expiry whose owner vanished (e.g. deleted by hand) is stale.
-  if owner and redis.call("PTTL", dedupKey) == -1 and redis.call("EXISTS", k.base .. owner) == 0 then
-    redis.call("DEL", dedupKey, k.base .. "dn:" .. de.id)
-    owner = nil
-  end
-  if not owner then
-    if ttl and ttl > 0 then
-      redis.call("SET", dedupKey, newId, "PX", ttl)
-    else
-      redis.call("SET", dedupKey, newId)
-    end
-    return nil
-  end
-
-  -- A grouped owner waits in Q group-delayed instead of Q delayed.
-  local groupDelayed = k.base .. "group-delayed"
-  if de.replace then
-    if redis.call("ZREM", k.delayed, owner) == 1 or redis.call("ZREM", groupDelayed, owner) == 1 then
-      deleteJobKeys(k.base .. owner)
-      redis.call("XADD", k.events, "*", "event", "removed", "jobId", owner, "prev", "delayed")
-      -- Roles as bullmq writes them here: jobId is the job that stays (the new one).
-      redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "deduplicated", "jobId", newId,
-        "deduplicationId", de.id, "deduplicatedJobId", owner)
-      redis.call("DEL", k.base .. "dn:" .. de.id)
-      if de.extend and ttl and ttl > 0 then
-        redis.call("SET", dedupKey, newId, "PX", ttl)
-      else
-        redis.call("SET", dedupKey, newId, "KEEPTTL")
-      end
-      return nil
-    end
-    return owner
-  end
-
-  if de.extend and ttl and ttl > 0 then
-    redis.call("SET", dedupKey, owner, "PX", ttl)
-  end
-  redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "deduplicated", "jobId", owner,
-    "deduplicationId", de.id, "deduplicatedJobId", newId)
-  local ownerDelayed = nil
-  if de.reschedule then
-    if redis.call("ZSCORE", k.delayed, owner) then
-      ownerDelayed = k.delayed
-    elseif redis.call("ZSCORE", groupDelayed, owner) then
-      ownerDelayed = groupDelayed
-    end
-  end
-  if ownerDelayed then
-    local dueTs = timestamp + delay
-    redis.call("HSET", k.base .. owner, "delay", delay)
-    redis.call("ZADD", ownerDelayed, delayedScore(ownerDelayed, dueTs), owner)
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "delayed", "jobId", owner, "delay", dueTs)
-    signalNextDelayed(k.marker, k.delayed)
-  end
-  return owner
-end
-
-
--- Stores a new job and puts it where it belongs; shared by addJob (one job) and addFlow (a tree).
---
--- k: the job's queue keys {base, wait, meta, id, delayed, prioritized, pc, marker, events,
---    active, waitingChildren, completed}
--- j: {customId ("" for an automatic id), name, timestamp, data, opts (JSON texts), delay,
---    priority, lifo, fields (flat array of extra hash fields), parentKey?, parent? (JSON text of
---    {id, queueKey, fpof?, cpof?, idof?, rdof?}), asParent? (has children: waits for them),
---    deferParentRelease? (a flow releases parents itself once every node is in),
---    dedup? ({id, ttl?, extend?, replace?, reschedule?}: see deduplicateJob),
---    groupId? (tenant group: the job gets hash field \`gid\` and waits in its group, see groups)}
--- memo (optional): a table kept across the inserts of one call into the same queue. Adding
---    jobs changes neither the queue's meta nor its active list, so the events cap and the
---    paused-or-maxed state are read once per call, not once per job.
--- Returns jobId, outcome (false: stored; "duplicate": the custom id existed; "deduplicated": an
--- owner of the deduplication window was returned instead); or nil, errorCode (-5 parent
--- missing, -7 the job already has another parent).
-
--- A job that already exists joins the requested parent unless another live parent owns it.
-local function attachExistingToParent(k, jobId, jobKey, j, now)
-  local current = redis.call("HGET", jobKey, "parentKey")
-  if current and current ~= j.parentKey and redis.call("EXISTS", current) == 1 then
-    return -7
-  end
-  if redis.call("ZSCORE", k.completed, jobId) then
-    redis.call("HSET", j.parentKey .. ":processed", jobKey, redis.call("HGET", jobKey, "returnvalue") or "null")
-    if not j.deferParentRelease then
-      local parentBase, parentId = parentOfJob(j.parentKey, j.parent)
-      if parentBase then
-        releaseParentIfDone(j.parentKey, parentBase, parentId, now)
-      end
-    end
-  else
-    redis.call("SADD", j.parentKey .. ":dependencies", jobKey)
-  end
-  redis.call("HSET", jobKey, "parentKey", j.parentKey, "parent", j.parent)
-  return 0
-end
-
-local function insertJob(k, j, now, memo)
-  memo = memo or {}
-  if j.parentKey and redis.call("EXISTS", j.parentKey) == 0 then
-    return nil, -5
-  end
-  -- The counter moves on every add, custom ids and duplicates included, as bullmq's does.
-  local counter = redis.call("INCR", k.id)
-  memo.maxEvents = memo.maxEvents or getMaxEvents(k.meta)
-  local maxEvents = memo.maxEvents
-
-  local jobId = j.customId
-  if jobId == "" then
-    jobId = tostring(counter)
-  end
-  local jobKey = k.base .. jobId
-  if j.customId ~= "" and redis.call("EXISTS", jobKey) == 1 then
-    if j.parentKey then
-      local attached = attachExistingToParent(k, jobId, jobKey, j, now)
-      if attached < 0 then
-        if j.deferParentRelease then
-          redis.call("HSET", j.parentKey, "flowAttachmentFailed", 1)
-        end
-        return nil, attached
-      end
-    end
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "duplicated", "jobId", jobId)
-    return jobId, "duplicate"
-  end
-
-  if j.dedup then
-    local owner = deduplicateJob(k, j.dedup, jobId, j.timestamp, j.delay, maxEvents)
-    if owner then
-      return owner, "deduplicated"
-    end
-    table.insert(j.fields, "deid")
-    table.insert(j.fields, j.dedup.id)
-  end
-  if j.groupId then
-    table.insert(j.fields, "gid")
-    table.insert(j.fields, j.groupId)
-    registerGroup(k.base, j.groupId)
-  end
-
-  redis.call("HSET", jobKey, "name", j.name, "data", j.data, "opts", j.opts, "timestamp", j.timestamp,
-    "delay", j.delay, "priority", j.priority)
-  if j.parentKey then
-    redis.call("HSET", jobKey, "parentKey", j.parentKey, "parent", j.parent)
-  end
-  if #j.fields > 0 then
-    redis.call("HSET", jobKey, unpack(j.fields))
-  end
-  redis.call("XADD", k.events, "*", "event", "added", "jobId", jobId, "name", j.name)
-
-  if j.asParent then
-    redis.call("ZADD", k.waitingChildren, j.timestamp, jobId)
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "waiting-children", "jobId", jobId)
-  elseif j.delay > 0 then
-    local dueTs = j.timestamp + j.delay
-    if j.groupId then
-      redis.call("ZADD", k.base .. "group-delayed", delayedScore(k.base .. "group-delayed", dueTs), jobId)
-    else
-      redis.call("ZADD", k.delayed, delayedScore(k.delayed, dueTs), jobId)
-    end
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "delayed", "jobId", jobId, "delay", dueTs)
-    signalNextDelayed(k.marker, k.delayed)
-  else
-    local pushCmd = "LPUSH"
-    if j.lifo then
-      pushCmd = "RPUSH"
-    end
-    if memo.pausedOrMaxed == nil then
-      memo.pausedOrMaxed = isPausedOrMaxed(k.meta, k.active)
-    end
-    enqueueReadyJob(k.wait, k.prioritized, k.pc, k.marker, jobId, j.priority, pushCmd,
-      memo.pausedOrMaxed, j.groupId or false)
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "waiting", "jobId", jobId)
-  end
-
-  if j.parentKey then
-    redis.call("SADD", j.parentKey .. ":dependencies", jobKey)
-  end
-  return jobId, false
-end
-
--- The key table of a queue from a script's KEYS, in addJobKeys order (engine/backend/redis/
--- add-job.ts: wait, meta, id, delayed, prioritized, pc, marker, events, active,
--- waiting-children, completed) starting at KEYS[first].
-local function queueKeysFromKeys(base, first)
-  local names = {"wait", "meta", "id", "delayed", "prioritized", "pc", "marker", "events", "active",
-    "waitingChildren", "completed"}
-  local k = {base = base}
-  for i, name in ipairs(names) do
-    k[name] = KEYS[first + i - 1]
-  end
-  return k
-end
-
--- The key table of a queue, from its base key (with the trailing colon).
-local function queueKeysFromBase(base)
-  return {base = base, wait = base .. "wait", meta = base .. "meta", id = base .. "id",
-    delayed = base .. "delayed", prioritized = base .. "prioritized", pc = base .. "pc",
-    marker = base .. "marker", events = base .. "events", active = base .. "active",
-    waitingChildren = base .. "waiting-children", completed = base .. "completed"}
-end
-
-
-
--- Deletes a job's keys, and first its deduplication key (plus the "dedup next" proto-job) when
--- that key still points at this job, so the next add with the same deduplication id is not
--- swallowed by a job that no longer exists. A grouped job also leaves its group's active set
--- (waking idle workers if that frees a slot) and Q group-delayed, both cheap; taking it out of
--- its group's line is the caller's part, as taking it out of Q wait is.
-local function removeJobWithDedup(Q, jobId)
-  local jobKey = Q .. jobId
-  local fields = redis.call("HMGET", jobKey, "deid", "gid")
-  local dedupId = fields[1]
-  if dedupId then
-    local dedupKey = Q .. "de:" .. dedupId
-    if redis.call("GET", dedupKey) == jobId then
-      redis.call("DEL", dedupKey, Q .. "dn:" .. dedupId)
-    end
-  end
-  if fields[2] then
-    leaveGroupActive(Q, fields[2], jobId)
-    redis.call("ZREM", Q .. "group-delayed", jobId)
-  end
-  deleteJobKeys(jobKey)
-end
-
--- Timing of job schedulers (bullmq 6 semantics, our own arithmetic). Millis are whole ms.
-
--- The text form of a millis value in ids and keys: "repeat:<schedulerId>:<millis>".
-local function millisText(ms)
-  return string.format("%d", ms)
-end
-
-local function schedulerIterationId(schedulerId, millis)
-  return "repeat:" .. schedulerId .. ":" .. millisText(millis)
-end
-
--- The offset an every-schedule keeps: the given one, or where \`millis\` falls in its interval.
-local function everyOffset(millis, every, offset)
-  if offset and offset > 0 then
-    return offset
-  end
-  return millis % every
-end
-
--- The first run of a new (or re-timed) every-schedule: at startDate (never in the past), else on
--- the next k * every + offset slot when an offset is given, else now.
-local function firstEverySlot(every, now, offset, startDate)
-  local millis
-  if startDate then
-    millis = math.max(startDate, now)
-  elseif offset and offset > 0 then
-    millis = math.floor(now / every) * every + offset
-    if millis <= now then
-      millis = millis + every
-    end
-  else
-    millis = now
-  end
-  millis = math.floor(millis)
-  return millis, everyOffset(millis, every, offset)
-end
-
--- The run after the one at \`prevMillis\`. When that slot is already past (the schedule fell
--- behind, e.g. no worker ran for a while) the missed slots are skipped: the next run is the first
--- slot of the schedule's grid (k * every + offset) strictly after now. No burst of catch-up runs.
-local function nextEverySlot(prevMillis, every, now, offset)
-  local millis = prevMillis + every
-  if millis < now then
-    millis = math.floor(now / every) * every + (offset or 0)
-    if millis <= now then
-      millis = millis + every
-    end
-  end
-  millis = math.floor(millis)
-  return millis, everyOffset(millis, every, offset)
-end
-
-
--- Iteration jobs of job schedulers: ordinary jobs with id "repeat:<schedulerId>:<millis>" and
--- the hash field \`rjk\` = scheduler id.
-
--- Where a not-yet-started iteration sits: "delayed", "prioritized", "wait", or nil when it is
--- active, finished or gone (then it is not replaceable). A grouped iteration's "delayed" is
--- Q group-delayed and its "wait" its group's line.
-local function pendingIterationState(k, jobId)
-  if redis.call("ZSCORE", k.delayed, jobId) or redis.call("ZSCORE", k.base .. "group-delayed", jobId) then
-    return "delayed"
-  end
-  if redis.call("ZSCORE", k.prioritized, jobId) then
-    return "prioritized"
-  end
-  if redis.call("LPOS", k.wait, jobId) then
-    return "wait"
-  end
-  local gid = redis.call("HGET", k.base .. jobId, "gid")
-  if gid and redis.call("LPOS", groupKey(k.base, gid, "wait"), jobId) then
-    return "wait"
-  end
-  return nil
-end
-
--- Takes a pending iteration out of its state and deletes its keys.
-local function removePendingIteration(k, jobId, state)
-  if state == "wait" then
-    redis.call("LREM", k.wait, 0, jobId)
-    local gid = redis.call("HGET", k.base .. jobId, "gid")
-    if gid then
-      removeFromGroupLine(k.base, gid, jobId)
-    end
-  else
-    redis.call("ZREM", k[state], jobId)
-  end
-  removeJobWithDedup(k.base, jobId)
-end
-
--- Stores and enqueues the iteration at \`millis\` (INCRs the id counter, emits added and
--- waiting/delayed). \`opts\` is the decoded iteration opts table; its jobId and delay are set here.
--- Returns the job id and its delay.
-local function addSchedulerIteration(k, schedulerId, millis, name, data, opts, now)
-  local jobId = schedulerIterationId(schedulerId, millis)
-  local delay = millis - now
-  if delay < 0 then
-    delay = 0
-  end
-  opts["jobId"] = jobId
-  opts["delay"] = delay
-  local fields = {"rjk", schedulerId}
-  if type(opts["de"]) == "table" and opts["de"]["id"] then
-    fields[3] = "deid"
-    fields[4] = opts["de"]["id"]
-  end
-  local groupId = nil
-  if type(opts["group"]) == "table" and type(opts["group"]["id"]) == "string" then
-    groupId = opts["group"]["id"]
-  end
-  insertJob(k, {customId = jobId, name = name, timestamp = now, data = data,
-    opts = cjson.encode(opts), delay = delay, priority = tonumber(opts["priority"]) or 0,
-    lifo = opts["lifo"] == true, fields = fields, groupId = groupId}, now)
-  return jobId, delay
-end
-
+--- @include "schedulerJobs"
+--- @include "getMaxEvents"
 
 local repeatKey = KEYS[1]
 local schedulerId = ARGV[1]
@@ -16146,12 +4182,15 @@ end
 redis.call("DEL", repeatKey .. ":" .. schedulerId)
 return redis.call("ZREM", repeatKey, schedulerId)
 `,
+      INCLUDES,
+    ),
   },
   removeOrphanedJobs: {
     name: 'removeOrphanedJobs',
     numberOfKeys: 1,
     keys: ['base'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Removes, among the given job ids, those whose keys exist but that no state structure holds:
   not in completed, failed, delayed, prioritized, waiting-children or group-delayed, not in wait,
   active or the legacy paused list, and (for a grouped job) not in its group's line or active set.
@@ -16166,11 +4205,7 @@ return redis.call("ZREM", repeatKey, schedulerId)
 
   Returns the number of jobs removed (their hash and sub-keys deleted).
 ]]
--- Deletes a job hash and every key that hangs off it.
-local function deleteJobKeys(jobKey)
-  redis.call("DEL", jobKey, jobKey .. ":logs", jobKey .. ":dependencies", jobKey .. ":processed",
-    jobKey .. ":failed", jobKey .. ":unsuccessful", jobKey .. ":lock")
-end
+--- @include "deleteJobKeys"
 
 local Q = KEYS[1]
 local limit = tonumber(ARGV[1])
@@ -16248,12 +4283,15 @@ for _, jobId in ipairs(order) do
 end
 return removed
 `,
+      INCLUDES,
+    ),
   },
   reprocessJob: {
     name: 'reprocessJob',
     numberOfKeys: 9,
     keys: ['jobHash', 'events', 'state', 'wait', 'meta', 'active', 'marker', 'prioritized', 'pc'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Job.retry for a completed or failed job: back to wait (or prioritized; a grouped job to its
   group's line), with its result and finish time cleared. A child of a live parent becomes one of its pending dependencies again
   (includes/returnChildToParent.lua); a parent that was already released is not moved back.
@@ -16267,405 +4305,10 @@ return removed
 
   Returns 1, -1 job missing, -3 job not in that state.
 ]]
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
-
-
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
-
--- Puts a job that is ready to run where workers look for it: a grouped job (hash field \`gid\`)
--- into its group's line, else the wait list for priority 0 (pushCmd LPUSH = back of the line,
--- RPUSH = front), else the prioritized set. waitKey is Q .. "wait".
--- knownGid: the job's group when the caller just wrote the hash (false: none); nil reads it.
-local function enqueueReadyJob(waitKey, prioritizedKey, pcKey, markerKey, jobId, priority, pushCmd, pausedOrMaxed, knownGid)
-  local Q = baseOfKey(waitKey, "wait")
-  local gid = knownGid
-  if gid == nil then
-    gid = redis.call("HGET", Q .. jobId, "gid")
-  end
-  if gid then
-    pushGroupedJob(Q, gid, jobId, pushCmd)
-    if not isGroupPaused(Q, gid) then
-      signalJobsReady(markerKey, pausedOrMaxed)
-    end
-    return
-  end
-  if priority > 0 then
-    redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
-  else
-    redis.call(pushCmd, waitKey, jobId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-end
-
--- A finished child that is retried (job.retry, Queue.retryJobs) becomes pending again in its
--- live parent: it leaves the record its outcome left there (\`:processed\` for a completed child;
--- \`:unsuccessful\` or \`:failed\` for a failed one) and rejoins \`:dependencies\` (docs/redis-keys.md). A child
--- that left no record (still pending, or dropped by removeDependencyOnFailure) is left alone,
--- and the parent is never moved back into waiting-children: one that was already released runs
--- (or ran) without it, as bullmq's does.
-local function returnChildToParent(jobKey, finishedState)
-  local parentKey = redis.call("HGET", jobKey, "parentKey")
-  if not parentKey or redis.call("EXISTS", parentKey) == 0 then
-    return
-  end
-  local recorded
-  if finishedState == "failed" then
-    recorded = redis.call("ZREM", parentKey .. ":unsuccessful", jobKey) == 1
-      or redis.call("HDEL", parentKey .. ":failed", jobKey) == 1
-  else
-    recorded = redis.call("HDEL", parentKey .. ":processed", jobKey) == 1
-  end
-  if recorded then
-    redis.call("SADD", parentKey .. ":dependencies", jobKey)
-  end
-end
+--- @include "getMaxEvents"
+--- @include "isPausedOrMaxed"
+--- @include "enqueueReadyJob"
+--- @include "returnChildToParent"
 
 local jobKey = KEYS[1]
 local jobId = ARGV[1]
@@ -16691,12 +4334,15 @@ redis.call("XADD", KEYS[2], "MAXLEN", "~", getMaxEvents(KEYS[5]), "*", "event", 
   "prev", ARGV[4])
 return 1
 `,
+      INCLUDES,
+    ),
   },
   requestJobCancel: {
     name: 'requestJobCancel',
     numberOfKeys: 4,
     keys: ['active', 'lock', 'worker', 'workerCancel'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Asks the OxMQ worker holding an active job to cancel it; the worker reads the request on its
   next heartbeat.
 
@@ -16718,6 +4364,8 @@ redis.call("HSET", KEYS[4], ARGV[1], ARGV[3])
 if ttl > 0 then redis.call("PEXPIRE", KEYS[4], ttl) end
 return 1
 `,
+      INCLUDES,
+    ),
   },
   retryJob: {
     name: 'retryJob',
@@ -16734,7 +4382,8 @@ return 1
       'marker',
       'stalled',
     ],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Sends a failed attempt straight back to be run again (retry without backoff delay). A grouped
   job goes back to its group's line (back, or front for lifo) and frees its group slot.
 
@@ -16746,453 +4395,11 @@ return 1
 
   Returns 0, or -1 job missing, -2 lock missing, -3 not active, -6 lock owned by another token.
 ]]
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Drops the lock a worker holds on a job. Token "0" means the caller never took a lock.
--- Returns 0 on success, -6 when another token owns the lock, -2 when the lock is gone.
-local function releaseJobLock(jobKey, stalledKey, token, jobId)
-  if token == "0" then
-    return 0
-  end
-  local lockKey = jobKey .. ":lock"
-  local owner = redis.call("GET", lockKey)
-  if owner == token then
-    redis.call("DEL", lockKey)
-    redis.call("SREM", stalledKey, jobId)
-    return 0
-  end
-  if owner then
-    return -6
-  end
-  return -2
-end
-
--- The common first step of every move out of \`active\` by the worker that ran the job: the job
--- must exist and be locked by \`token\`; then the outcome's fields are written and the id leaves
--- the active list. Returns 0, or -1 (job missing), -2 / -6 (lock), -3 (not active).
--- knownToExist: true when the caller already read the job hash and found it.
-local function leaveActive(jobKey, activeKey, stalledKey, jobId, token, fieldsJson, knownToExist)
-  if not knownToExist and redis.call("EXISTS", jobKey) == 0 then
-    return -1
-  end
-  local lockResult = releaseJobLock(jobKey, stalledKey, token, jobId)
-  if lockResult < 0 then
-    return lockResult
-  end
-  -- "[]" (nothing to write) is what every completion sends: not worth a JSON decode per job.
-  if fieldsJson ~= "[]" then
-    local fields = cjson.decode(fieldsJson)
-    if #fields > 0 then
-      redis.call("HSET", jobKey, unpack(fields))
-    end
-  end
-  if redis.call("LREM", activeKey, -1, jobId) == 0 then
-    return -3
-  end
-  return 0
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
-
-
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
-
--- Puts a job that is ready to run where workers look for it: a grouped job (hash field \`gid\`)
--- into its group's line, else the wait list for priority 0 (pushCmd LPUSH = back of the line,
--- RPUSH = front), else the prioritized set. waitKey is Q .. "wait".
--- knownGid: the job's group when the caller just wrote the hash (false: none); nil reads it.
-local function enqueueReadyJob(waitKey, prioritizedKey, pcKey, markerKey, jobId, priority, pushCmd, pausedOrMaxed, knownGid)
-  local Q = baseOfKey(waitKey, "wait")
-  local gid = knownGid
-  if gid == nil then
-    gid = redis.call("HGET", Q .. jobId, "gid")
-  end
-  if gid then
-    pushGroupedJob(Q, gid, jobId, pushCmd)
-    if not isGroupPaused(Q, gid) then
-      signalJobsReady(markerKey, pausedOrMaxed)
-    end
-    return
-  end
-  if priority > 0 then
-    redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
-  else
-    redis.call(pushCmd, waitKey, jobId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-end
-
-
--- Moves delayed jobs whose due time has come (at most 1000 per call) to wait or prioritized, and
--- due grouped delayed jobs (Q group-delayed, at most 1000 more) to their groups' lines.
-local function promoteDueDelayedJobs(delayedKey, waitKey, prioritizedKey, pcKey, eventsKey, markerKey, Q, now, pausedOrMaxed)
-  local due = redis.call("ZRANGEBYSCORE", delayedKey, 0, (now + 1) * 4096 - 1, "LIMIT", 0, 1000)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", delayedKey, jobId)
-    local jobKey = Q .. jobId
-    local fields = redis.call("HMGET", jobKey, "priority", "gid")
-    local priority = tonumber(fields[1]) or 0
-    if fields[2] then
-      -- A grouped job a bullmq script delayed: it goes back to its group.
-      pushGroupedJob(Q, fields[2], jobId, "LPUSH")
-    elseif priority > 0 then
-      redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
-    else
-      redis.call("LPUSH", waitKey, jobId)
-    end
-    redis.call("XADD", eventsKey, "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-    redis.call("HSET", jobKey, "delay", 0)
-  end
-  if #due + promoteDueGroupedJobs(Q, now, 1000) > 0 then
-    signalJobsReady(markerKey, pausedOrMaxed)
-  end
-end
-
+--- @include "getMaxEvents"
+--- @include "isPausedOrMaxed"
+--- @include "leaveActive"
+--- @include "promoteDueDelayedJobs"
+--- @include "groups"
 
 local jobKey = KEYS[3]
 local jobId = ARGV[4]
@@ -17213,12 +4420,15 @@ redis.call("HINCRBY", jobKey, "atm", 1)
 redis.call("XADD", KEYS[5], "MAXLEN", "~", getMaxEvents(KEYS[4]), "*", "event", "waiting", "jobId", jobId, "prev", "active")
 return 0
 `,
+      INCLUDES,
+    ),
   },
   updateData: {
     name: 'updateData',
     numberOfKeys: 1,
     keys: ['jobHash'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Replaces a job's data.
   KEYS[1] job hash   ARGV[1] data (JSON text)
   Returns 0, or -1 when the job is missing.
@@ -17229,12 +4439,15 @@ end
 redis.call("HSET", KEYS[1], "data", ARGV[1])
 return 0
 `,
+      INCLUDES,
+    ),
   },
   updateGroup: {
     name: 'updateGroup',
     numberOfKeys: 3,
     keys: ['hash', 'meta', 'marker'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Changes tenant group settings: one group's own (Q group:<gid>:meta: paused, concurrency, max,
   duration) or the queue-wide defaults (Q meta: group.concurrency, group.max, group.duration;
   a group's own value wins). A named group is registered in Q groups:known. Afterwards idle
@@ -17249,343 +4462,7 @@ return 0
 
   Returns 1.
 ]]
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
+--- @include "groups"
 
 local Q = ARGV[1]
 local change = cjson.decode(ARGV[3])
@@ -17603,6 +4480,8 @@ if redis.call("LLEN", Q .. "groups") > 0 then
 end
 return 1
 `,
+      INCLUDES,
+    ),
   },
   updateJobScheduler: {
     name: 'updateJobScheduler',
@@ -17621,7 +4500,8 @@ return 1
       'waitingChildren',
       'completed',
     ],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Creates the next iteration of a job scheduler when a worker starts the current one. Only the
   current iteration may do so (its id equals "repeat:<id>:<score in Q repeat>"), so however many
   workers, processes or re-fetches of a stalled iteration call this, each iteration produces at
@@ -17641,815 +4521,8 @@ return 1
   the next run would fall after the scheduler's endDate, 4 when the scheduler is paused (OxMQ's
   \`oxmq.pausedAt\`, see pauseJobScheduler: resuming schedules the next run).
 ]]
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
--- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
--- the active list already holds that many jobs. In that state no "jobs available" marker is
--- written and no job is handed out.
-local function isPausedOrMaxed(metaKey, activeKey)
-  local meta = redis.call("HMGET", metaKey, "paused", "concurrency")
-  if meta[1] then
-    return true
-  end
-  local concurrency = tonumber(meta[2])
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- The same rule from meta's \`paused\` and \`concurrency\` fields the caller already read.
-local function isPausedOrMaxedFrom(paused, concurrencyField, activeKey)
-  if paused then
-    return true
-  end
-  local concurrency = tonumber(concurrencyField)
-  if concurrency then
-    return redis.call("LLEN", activeKey) >= concurrency
-  end
-  return false
-end
-
--- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
--- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
--- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
-local function signalJobsReady(markerKey, pausedOrMaxed)
-  if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
-  end
-end
-
--- The lowest score of Q delayed and of its grouped twin Q group-delayed (same encoding), or nil.
--- delayedKey is always Q .. "delayed".
-local function earliestDelayedScore(delayedKey)
-  local best = nil
-  for _, key in ipairs({delayedKey, string.sub(delayedKey, 1, -8) .. "group-delayed"}) do
-    local earliest = redis.call("ZRANGE", key, 0, 0, "WITHSCORES")
-    if earliest[2] then
-      local score = tonumber(earliest[2])
-      if not best or score < best then
-        best = score
-      end
-    end
-  end
-  return best
-end
-
-local function signalNextDelayed(markerKey, delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    redis.call("ZADD", markerKey, earliest / 4096, "1")
-  end
-end
-
--- Earliest delayed due time in whole ms, or 0 when nothing is delayed.
-local function nextDelayedDueTs(delayedKey)
-  local earliest = earliestDelayedScore(delayedKey)
-  if earliest then
-    return math.floor(earliest / 4096)
-  end
-  return 0
-end
-
--- Makes sure blocked workers wake by dueTs (ms): member "1" is moved earlier, never later.
-local function signalWakeBy(markerKey, dueTs)
-  local current = redis.call("ZSCORE", markerKey, "1")
-  if not current or tonumber(current) > dueTs then
-    redis.call("ZADD", markerKey, dueTs, "1")
-  end
-end
-
--- Score encodings shared with bullmq 6.
--- Delayed: dueTs * 4096 plus a sequence (0..4095) that keeps FIFO order among jobs due in the
--- same millisecond; the sequence continues from the highest score already in that millisecond.
-local function delayedScore(delayedKey, dueTs)
-  local base = dueTs * 4096
-  local top = redis.call("ZREVRANGEBYSCORE", delayedKey, base + 4095, base, "WITHSCORES", "LIMIT", 0, 1)
-  if top[2] then
-    local nextScore = tonumber(top[2]) + 1
-    if nextScore > base + 4095 then
-      nextScore = base + 4095
-    end
-    return nextScore
-  end
-  return base
-end
-
--- Prioritized: priority * 2^32 plus a per-queue counter, so equal priorities keep FIFO order.
-local function priorityScore(pcKey, priority)
-  local counter = redis.call("INCR", pcKey) % 4294967296
-  return priority * 4294967296 + counter
-end
-
-
-
-
--- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
---   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
---                                 the fetch pops the tail
---   Q groups               list   ring of the group ids that have ready jobs, each at most once
---                                 (in the ring <=> its wait list is not empty); the fetch rotates it
---   Q group:<gid>:active   set    the group's active job ids (they are in Q active too)
---   Q group:<gid>:meta     hash   paused, concurrency, max, duration
---   Q group:<gid>:limiter  string fixed-window start counter; \`:limiter:log\` zset of start times
---   Q group-delayed        zset   delayed grouped jobs, scored like Q delayed
---   Q groups:known         zset   every group id ever used, all scores 0 (lexicographic paging)
---   Q groups:turn          string counter that alternates grouped and ungrouped fetches
--- Waiting and delayed grouped jobs never sit in Q wait, Q prioritized or Q delayed, so a bullmq
--- worker (which knows none of these keys) never takes one.
-
-local function groupKey(Q, gid, suffix)
-  return Q .. "group:" .. gid .. ":" .. suffix
-end
-
--- The queue base (with trailing colon) of a key named Q .. suffix.
-local function baseOfKey(key, suffix)
-  return string.sub(key, 1, #key - #suffix)
-end
-
-local function registerGroup(Q, gid)
-  redis.call("ZADD", Q .. "groups:known", 0, gid)
-end
-
--- Puts a ready grouped job in its group's line; a group whose line was empty joins the back of
--- the ring (it waits one full turn, like a new job waits behind those already in line).
-local function pushGroupedJob(Q, gid, jobId, pushCmd)
-  if redis.call(pushCmd, groupKey(Q, gid, "wait"), jobId) == 1 then
-    redis.call("LPUSH", Q .. "groups", gid)
-  end
-end
-
--- A group whose line is empty leaves the ring.
-local function dropGroupIfIdle(Q, gid)
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 then
-    redis.call("LREM", Q .. "groups", 0, gid)
-  end
-end
-
-local function isGroupPaused(Q, gid)
-  return redis.call("HEXISTS", groupKey(Q, gid, "meta"), "paused") == 1
-end
-
--- Queue-wide defaults from Q meta (group.concurrency, group.max, group.duration).
-local function groupDefaults(Q)
-  local d = redis.call("HMGET", Q .. "meta", "group.concurrency", "group.max", "group.duration")
-  return {concurrency = tonumber(d[1]), max = tonumber(d[2]), duration = tonumber(d[3])}
-end
-
--- paused, concurrency, max, duration of a group: its own meta wins over the defaults; the rate
--- limit is taken as a pair (the group's own max/duration, else the defaults' pair).
-local function groupSettings(Q, gid, defaults)
-  local m = redis.call("HMGET", groupKey(Q, gid, "meta"), "paused", "concurrency", "max", "duration")
-  local max, duration = tonumber(m[3]), tonumber(m[4])
-  if not (max and duration) then
-    max, duration = defaults.max, defaults.duration
-  end
-  return m[1] ~= false, tonumber(m[2]) or defaults.concurrency, max, duration
-end
-
--- Active jobs of the group. When the group looks full, ids that left Q active behind our back
--- (moved by a bullmq worker or script that knows nothing of groups) are pruned first: an id
--- without a lock that is no longer in Q active. Bounded by the set's size (about the concurrency).
-local function groupActiveCount(Q, gid, concurrency)
-  local setKey = groupKey(Q, gid, "active")
-  local count = redis.call("SCARD", setKey)
-  if count < concurrency then
-    return count
-  end
-  for _, id in ipairs(redis.call("SMEMBERS", setKey)) do
-    if redis.call("EXISTS", Q .. id .. ":lock") == 0 and not redis.call("LPOS", Q .. "active", id) then
-      redis.call("SREM", setKey, id)
-      count = count - 1
-    end
-  end
-  return count
-end
-
--- 0 when the group's rate limit lets one more job start now, else the ms until it does. Two
--- rules, as for the queue: the fixed window (counter with PEXPIRE) and the sliding log of starts.
-local function groupRateLimitWait(Q, gid, max, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local used = tonumber(redis.call("GET", limiterKey) or "0")
-  if used >= max then
-    local ttl = redis.call("PTTL", limiterKey)
-    if ttl > 0 then
-      return ttl
-    end
-    redis.call("DEL", limiterKey) -- a counter without expiry would block the group for good
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZREMRANGEBYSCORE", logKey, "-inf", "(" .. (now - duration))
-  if redis.call("ZCARD", logKey) >= max then
-    local oldest = redis.call("ZRANGE", logKey, 0, 0, "WITHSCORES")
-    return math.max(1, tonumber(oldest[2]) + duration - now + 1)
-  end
-  return 0
-end
-
-local function countGroupStart(Q, gid, jobId, duration, now)
-  local limiterKey = groupKey(Q, gid, "limiter")
-  local window = math.floor(math.abs(duration))
-  if redis.call("INCR", limiterKey) == 1 then
-    redis.call("PEXPIRE", limiterKey, window)
-  end
-  local logKey = limiterKey .. ":log"
-  redis.call("ZADD", logKey, now, now .. ":" .. jobId)
-  redis.call("PEXPIRE", logKey, window + 1)
-end
-
--- Most groups one fetch looks at before giving up.
-local GROUP_CANDIDATES = 50
-
--- Takes the next job of the next eligible group of the ring and moves it to Q active (head).
--- Groups that are paused, at their concurrency or rate limited are skipped and stay in the ring.
--- Returns jobId, gid; or nil, reopenTs (when a skipped rate-limited group lets a job start
--- again, ms; 0 when no candidate was rate limited).
--- \`fits\` (batch fetches only): asked before a job is taken; when the group's next job does not
--- fit the batch's byte budget, returns nil, 0, true (the batch is full).
-local function takeGroupedJob(Q, now, fits)
-  local ringKey = Q .. "groups"
-  local candidates = math.min(redis.call("LLEN", ringKey), GROUP_CANDIDATES)
-  local reopen = 0
-  if candidates == 0 then
-    return nil, reopen
-  end
-  local defaults = groupDefaults(Q)
-  for _ = 1, candidates do
-    local gid = redis.call("RPOPLPUSH", ringKey, ringKey)
-    if not gid then
-      break
-    end
-    local waitKey = groupKey(Q, gid, "wait")
-    if redis.call("LLEN", waitKey) == 0 then
-      redis.call("LREM", ringKey, 0, gid)
-    else
-      local paused, concurrency, max, duration = groupSettings(Q, gid, defaults)
-      local ready = not paused
-      if ready and concurrency then
-        ready = groupActiveCount(Q, gid, concurrency) < concurrency
-      end
-      if ready and max and duration then
-        local wait = groupRateLimitWait(Q, gid, max, duration, now)
-        if wait > 0 then
-          ready = false
-          if reopen == 0 or now + wait < reopen then
-            reopen = now + wait
-          end
-        end
-      end
-      if ready and fits and not fits(redis.call("LINDEX", waitKey, -1)) then
-        return nil, 0, true
-      end
-      if ready then
-        local jobId = redis.call("RPOP", waitKey)
-        dropGroupIfIdle(Q, gid)
-        if redis.call("EXISTS", Q .. jobId) == 1 then
-          redis.call("LPUSH", Q .. "active", jobId)
-          redis.call("SADD", groupKey(Q, gid, "active"), jobId)
-          if max and duration and redis.call("HEXISTS", Q .. jobId, "defa") == 0 then
-            countGroupStart(Q, gid, jobId, duration, now)
-          end
-          return jobId, gid
-        end
-        -- An id whose hash is gone (deleted behind our back) is dropped; try the next group.
-      end
-    end
-  end
-  return nil, reopen
-end
-
--- A grouped job leaves Q active: it frees its group slot. When that group has ready jobs and was
--- at its concurrency, idle workers are woken (nothing else would tell them the slot is free).
-local function leaveGroupActive(Q, gid, jobId)
-  local setKey = groupKey(Q, gid, "active")
-  local before = redis.call("SCARD", setKey)
-  if redis.call("SREM", setKey, jobId) == 0 then
-    return
-  end
-  if redis.call("LLEN", groupKey(Q, gid, "wait")) == 0 or isGroupPaused(Q, gid) then
-    return
-  end
-  local _, concurrency = groupSettings(Q, gid, groupDefaults(Q))
-  if concurrency and before >= concurrency then
-    signalJobsReady(Q .. "marker", isPausedOrMaxed(Q .. "meta", Q .. "active"))
-  end
-end
-
--- Same, for a script that only knows the job: reads the job's group (nil for ungrouped jobs).
-local function leaveGroupActiveOf(Q, jobId)
-  local gid = redis.call("HGET", Q .. jobId, "gid")
-  if gid then
-    leaveGroupActive(Q, gid, jobId)
-  end
-  return gid
-end
-
--- Delays a grouped job: it is due at dueTs (ms) in Q group-delayed, where the fetch promotes it.
-local function delayGroupedJob(Q, jobId, dueTs)
-  local key = Q .. "group-delayed"
-  redis.call("ZADD", key, delayedScore(key, dueTs), jobId)
-  signalNextDelayed(Q .. "marker", Q .. "delayed")
-end
-
--- Moves due grouped delayed jobs (at most \`limit\`) to the back of their groups' lines.
--- Returns how many moved.
-local function promoteDueGroupedJobs(Q, now, limit)
-  local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
-  for _, jobId in ipairs(due) do
-    redis.call("ZREM", key, jobId)
-    local jobKey = Q .. jobId
-    local gid = redis.call("HGET", jobKey, "gid")
-    if gid then
-      pushGroupedJob(Q, gid, jobId, "LPUSH")
-      redis.call("XADD", Q .. "events", "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
-      redis.call("HSET", jobKey, "delay", 0)
-    end
-  end
-  return #due
-end
-
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
-local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
-    dropGroupIfIdle(Q, gid)
-    return true
-  end
-  return false
-end
-
--- Every key of one group except its entry in Q groups:known.
-local function deleteGroupKeys(Q, gid)
-  redis.call("DEL", groupKey(Q, gid, "wait"), groupKey(Q, gid, "active"), groupKey(Q, gid, "meta"),
-    groupKey(Q, gid, "limiter"), groupKey(Q, gid, "limiter:log"))
-end
-
--- Puts a job that is ready to run where workers look for it: a grouped job (hash field \`gid\`)
--- into its group's line, else the wait list for priority 0 (pushCmd LPUSH = back of the line,
--- RPUSH = front), else the prioritized set. waitKey is Q .. "wait".
--- knownGid: the job's group when the caller just wrote the hash (false: none); nil reads it.
-local function enqueueReadyJob(waitKey, prioritizedKey, pcKey, markerKey, jobId, priority, pushCmd, pausedOrMaxed, knownGid)
-  local Q = baseOfKey(waitKey, "wait")
-  local gid = knownGid
-  if gid == nil then
-    gid = redis.call("HGET", Q .. jobId, "gid")
-  end
-  if gid then
-    pushGroupedJob(Q, gid, jobId, pushCmd)
-    if not isGroupPaused(Q, gid) then
-      signalJobsReady(markerKey, pausedOrMaxed)
-    end
-    return
-  end
-  if priority > 0 then
-    redis.call("ZADD", prioritizedKey, priorityScore(pcKey, priority), jobId)
-  else
-    redis.call(pushCmd, waitKey, jobId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-end
-
--- Splits a full job key "<prefix>:<queue>:<jobId>" on its last colon into the queue base key
--- (with the trailing colon) and the job id. Returns nil for a key without a colon.
-local function splitJobKey(fullKey)
-  local base, jobId = string.match(fullKey, "^(.*:)([^:]*)$")
-  return base, jobId
-end
-
--- The parent's queue base key (with the trailing colon) and id: from the \`parent\` JSON when it
--- is readable, else by splitting \`parentKey\`.
-local function parentOfJob(parentKey, parentJson)
-  if parentJson then
-    local ok, parent = pcall(cjson.decode, parentJson)
-    if ok and type(parent) == "table" and type(parent.queueKey) == "string"
-        and parent.id ~= nil then
-      return parent.queueKey .. ":", tostring(parent.id)
-    end
-  end
-  return splitJobKey(parentKey)
-end
-
-
-
-
-
--- Moves a parent whose children are done out of waiting-children of its own queue (parentBase,
--- with the trailing colon): to delayed when it has a delay (due now + delay), else to the front
--- of wait (priority 0) or into prioritized; a grouped parent to Q group-delayed or the front of
--- its group's line. Events go to the parent queue's stream.
-local function releaseParent(parentBase, parentId, now)
-  local parentKey = parentBase .. parentId
-  local fields = redis.call("HMGET", parentKey, "delay", "priority", "gid")
-  local delay = tonumber(fields[1]) or 0
-  local priority = tonumber(fields[2]) or 0
-  local gid = fields[3]
-  local eventsKey = parentBase .. "events"
-  local markerKey = parentBase .. "marker"
-  if delay > 0 then
-    local dueTs = now + delay
-    local delayedKey = parentBase .. "delayed"
-    if gid then
-      redis.call("ZADD", parentBase .. "group-delayed", dueTs * 4096, parentId)
-    else
-      redis.call("ZADD", delayedKey, dueTs * 4096, parentId)
-    end
-    redis.call("XADD", eventsKey, "*", "event", "delayed", "jobId", parentId, "delay", dueTs)
-    signalNextDelayed(markerKey, delayedKey)
-    return
-  end
-  local pausedOrMaxed = isPausedOrMaxed(parentBase .. "meta", parentBase .. "active")
-  if gid then
-    pushGroupedJob(parentBase, gid, parentId, "RPUSH")
-  elseif priority > 0 then
-    redis.call("ZADD", parentBase .. "prioritized", priorityScore(parentBase .. "pc", priority), parentId)
-  else
-    -- RPUSH: the front of the line, ahead of jobs that were already waiting.
-    redis.call("RPUSH", parentBase .. "wait", parentId)
-  end
-  signalJobsReady(markerKey, pausedOrMaxed)
-  redis.call("XADD", eventsKey, "*", "event", "waiting", "jobId", parentId, "prev", "waiting-children")
-end
-
--- Releases the parent if it has no pending children and is still waiting for them.
-local function releaseParentIfDone(parentKey, parentBase, parentId, now)
-  if redis.call("SCARD", parentKey .. ":dependencies") == 0 and redis.call("EXISTS", parentKey) == 1
-      and redis.call("ZREM", parentBase .. "waiting-children", parentId) == 1 then
-    releaseParent(parentBase, parentId, now)
-  end
-end
-
--- Deletes a job hash and every key that hangs off it.
-local function deleteJobKeys(jobKey)
-  redis.call("DEL", jobKey, jobKey .. ":logs", jobKey .. ":dependencies", jobKey .. ":processed",
-    jobKey .. ":failed", jobKey .. ":unsuccessful", jobKey .. ":lock")
-end
-
-
-
--- Deduplication (bullmq's \`de\` option) for an incoming job \`newId\` of queue keys \`k\`.
--- The key \`Q de:<id>\` holds the id of the job that owns the window. Modes:
---   simple (no ttl): the window lasts until the owner finishes or is removed;
---   throttle (ttl): the window expires after ttl ms;
---   extend (with ttl): each duplicate restarts the ttl;
---   replace (debounce, usually with a delay): a duplicate replaces the owner while the owner is
---     still delayed (the newest data wins); once the owner left delayed the duplicate is dropped;
---   reschedule: a duplicate moves a still-delayed owner to its own due time.
--- Returns nil when the new job goes ahead (the key now names it), or the owner's id when the new
--- job is a duplicate and must not be stored.
-local function deduplicateJob(k, de, newId, timestamp, delay, maxEvents)
-  local dedupKey = k.base .. "de:" .. de.id
-  local ttl = tonumber(de.ttl)
-  local owner = redis.call("GET", dedupKey)
-  -- A window without expiry whose owner vanished (e.g. deleted by hand) is stale.
-  if owner and redis.call("PTTL", dedupKey) == -1 and redis.call("EXISTS", k.base .. owner) == 0 then
-    redis.call("DEL", dedupKey, k.base .. "dn:" .. de.id)
-    owner = nil
-  end
-  if not owner then
-    if ttl and ttl > 0 then
-      redis.call("SET", dedupKey, newId, "PX", ttl)
-    else
-      redis.call("SET", dedupKey, newId)
-    end
-    return nil
-  end
-
-  -- A grouped owner waits in Q group-delayed instead of Q delayed.
-  local groupDelayed = k.base .. "group-delayed"
-  if de.replace then
-    if redis.call("ZREM", k.delayed, owner) == 1 or redis.call("ZREM", groupDelayed, owner) == 1 then
-      deleteJobKeys(k.base .. owner)
-      redis.call("XADD", k.events, "*", "event", "removed", "jobId", owner, "prev", "delayed")
-      -- Roles as bullmq writes them here: jobId is the job that stays (the new one).
-      redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "deduplicated", "jobId", newId,
-        "deduplicationId", de.id, "deduplicatedJobId", owner)
-      redis.call("DEL", k.base .. "dn:" .. de.id)
-      if de.extend and ttl and ttl > 0 then
-        redis.call("SET", dedupKey, newId, "PX", ttl)
-      else
-        redis.call("SET", dedupKey, newId, "KEEPTTL")
-      end
-      return nil
-    end
-    return owner
-  end
-
-  if de.extend and ttl and ttl > 0 then
-    redis.call("SET", dedupKey, owner, "PX", ttl)
-  end
-  redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "deduplicated", "jobId", owner,
-    "deduplicationId", de.id, "deduplicatedJobId", newId)
-  local ownerDelayed = nil
-  if de.reschedule then
-    if redis.call("ZSCORE", k.delayed, owner) then
-      ownerDelayed = k.delayed
-    elseif redis.call("ZSCORE", groupDelayed, owner) then
-      ownerDelayed = groupDelayed
-    end
-  end
-  if ownerDelayed then
-    local dueTs = timestamp + delay
-    redis.call("HSET", k.base .. owner, "delay", delay)
-    redis.call("ZADD", ownerDelayed, delayedScore(ownerDelayed, dueTs), owner)
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "delayed", "jobId", owner, "delay", dueTs)
-    signalNextDelayed(k.marker, k.delayed)
-  end
-  return owner
-end
-
-
--- Stores a new job and puts it where it belongs; shared by addJob (one job) and addFlow (a tree).
---
--- k: the job's queue keys {base, wait, meta, id, delayed, prioritized, pc, marker, events,
---    active, waitingChildren, completed}
--- j: {customId ("" for an automatic id), name, timestamp, data, opts (JSON texts), delay,
---    priority, lifo, fields (flat array of extra hash fields), parentKey?, parent? (JSON text of
---    {id, queueKey, fpof?, cpof?, idof?, rdof?}), asParent? (has children: waits for them),
---    deferParentRelease? (a flow releases parents itself once every node is in),
---    dedup? ({id, ttl?, extend?, replace?, reschedule?}: see deduplicateJob),
---    groupId? (tenant group: the job gets hash field \`gid\` and waits in its group, see groups)}
--- memo (optional): a table kept across the inserts of one call into the same queue. Adding
---    jobs changes neither the queue's meta nor its active list, so the events cap and the
---    paused-or-maxed state are read once per call, not once per job.
--- Returns jobId, outcome (false: stored; "duplicate": the custom id existed; "deduplicated": an
--- owner of the deduplication window was returned instead); or nil, errorCode (-5 parent
--- missing, -7 the job already has another parent).
-
--- A job that already exists joins the requested parent unless another live parent owns it.
-local function attachExistingToParent(k, jobId, jobKey, j, now)
-  local current = redis.call("HGET", jobKey, "parentKey")
-  if current and current ~= j.parentKey and redis.call("EXISTS", current) == 1 then
-    return -7
-  end
-  if redis.call("ZSCORE", k.completed, jobId) then
-    redis.call("HSET", j.parentKey .. ":processed", jobKey, redis.call("HGET", jobKey, "returnvalue") or "null")
-    if not j.deferParentRelease then
-      local parentBase, parentId = parentOfJob(j.parentKey, j.parent)
-      if parentBase then
-        releaseParentIfDone(j.parentKey, parentBase, parentId, now)
-      end
-    end
-  else
-    redis.call("SADD", j.parentKey .. ":dependencies", jobKey)
-  end
-  redis.call("HSET", jobKey, "parentKey", j.parentKey, "parent", j.parent)
-  return 0
-end
-
-local function insertJob(k, j, now, memo)
-  memo = memo or {}
-  if j.parentKey and redis.call("EXISTS", j.parentKey) == 0 then
-    return nil, -5
-  end
-  -- The counter moves on every add, custom ids and duplicates included, as bullmq's does.
-  local counter = redis.call("INCR", k.id)
-  memo.maxEvents = memo.maxEvents or getMaxEvents(k.meta)
-  local maxEvents = memo.maxEvents
-
-  local jobId = j.customId
-  if jobId == "" then
-    jobId = tostring(counter)
-  end
-  local jobKey = k.base .. jobId
-  if j.customId ~= "" and redis.call("EXISTS", jobKey) == 1 then
-    if j.parentKey then
-      local attached = attachExistingToParent(k, jobId, jobKey, j, now)
-      if attached < 0 then
-        if j.deferParentRelease then
-          redis.call("HSET", j.parentKey, "flowAttachmentFailed", 1)
-        end
-        return nil, attached
-      end
-    end
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "duplicated", "jobId", jobId)
-    return jobId, "duplicate"
-  end
-
-  if j.dedup then
-    local owner = deduplicateJob(k, j.dedup, jobId, j.timestamp, j.delay, maxEvents)
-    if owner then
-      return owner, "deduplicated"
-    end
-    table.insert(j.fields, "deid")
-    table.insert(j.fields, j.dedup.id)
-  end
-  if j.groupId then
-    table.insert(j.fields, "gid")
-    table.insert(j.fields, j.groupId)
-    registerGroup(k.base, j.groupId)
-  end
-
-  redis.call("HSET", jobKey, "name", j.name, "data", j.data, "opts", j.opts, "timestamp", j.timestamp,
-    "delay", j.delay, "priority", j.priority)
-  if j.parentKey then
-    redis.call("HSET", jobKey, "parentKey", j.parentKey, "parent", j.parent)
-  end
-  if #j.fields > 0 then
-    redis.call("HSET", jobKey, unpack(j.fields))
-  end
-  redis.call("XADD", k.events, "*", "event", "added", "jobId", jobId, "name", j.name)
-
-  if j.asParent then
-    redis.call("ZADD", k.waitingChildren, j.timestamp, jobId)
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "waiting-children", "jobId", jobId)
-  elseif j.delay > 0 then
-    local dueTs = j.timestamp + j.delay
-    if j.groupId then
-      redis.call("ZADD", k.base .. "group-delayed", delayedScore(k.base .. "group-delayed", dueTs), jobId)
-    else
-      redis.call("ZADD", k.delayed, delayedScore(k.delayed, dueTs), jobId)
-    end
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "delayed", "jobId", jobId, "delay", dueTs)
-    signalNextDelayed(k.marker, k.delayed)
-  else
-    local pushCmd = "LPUSH"
-    if j.lifo then
-      pushCmd = "RPUSH"
-    end
-    if memo.pausedOrMaxed == nil then
-      memo.pausedOrMaxed = isPausedOrMaxed(k.meta, k.active)
-    end
-    enqueueReadyJob(k.wait, k.prioritized, k.pc, k.marker, jobId, j.priority, pushCmd,
-      memo.pausedOrMaxed, j.groupId or false)
-    redis.call("XADD", k.events, "MAXLEN", "~", maxEvents, "*", "event", "waiting", "jobId", jobId)
-  end
-
-  if j.parentKey then
-    redis.call("SADD", j.parentKey .. ":dependencies", jobKey)
-  end
-  return jobId, false
-end
-
--- The key table of a queue from a script's KEYS, in addJobKeys order (engine/backend/redis/
--- add-job.ts: wait, meta, id, delayed, prioritized, pc, marker, events, active,
--- waiting-children, completed) starting at KEYS[first].
-local function queueKeysFromKeys(base, first)
-  local names = {"wait", "meta", "id", "delayed", "prioritized", "pc", "marker", "events", "active",
-    "waitingChildren", "completed"}
-  local k = {base = base}
-  for i, name in ipairs(names) do
-    k[name] = KEYS[first + i - 1]
-  end
-  return k
-end
-
--- The key table of a queue, from its base key (with the trailing colon).
-local function queueKeysFromBase(base)
-  return {base = base, wait = base .. "wait", meta = base .. "meta", id = base .. "id",
-    delayed = base .. "delayed", prioritized = base .. "prioritized", pc = base .. "pc",
-    marker = base .. "marker", events = base .. "events", active = base .. "active",
-    waitingChildren = base .. "waiting-children", completed = base .. "completed"}
-end
-
-
-
--- Deletes a job's keys, and first its deduplication key (plus the "dedup next" proto-job) when
--- that key still points at this job, so the next add with the same deduplication id is not
--- swallowed by a job that no longer exists. A grouped job also leaves its group's active set
--- (waking idle workers if that frees a slot) and Q group-delayed, both cheap; taking it out of
--- its group's line is the caller's part, as taking it out of Q wait is.
-local function removeJobWithDedup(Q, jobId)
-  local jobKey = Q .. jobId
-  local fields = redis.call("HMGET", jobKey, "deid", "gid")
-  local dedupId = fields[1]
-  if dedupId then
-    local dedupKey = Q .. "de:" .. dedupId
-    if redis.call("GET", dedupKey) == jobId then
-      redis.call("DEL", dedupKey, Q .. "dn:" .. dedupId)
-    end
-  end
-  if fields[2] then
-    leaveGroupActive(Q, fields[2], jobId)
-    redis.call("ZREM", Q .. "group-delayed", jobId)
-  end
-  deleteJobKeys(jobKey)
-end
-
--- Timing of job schedulers (bullmq 6 semantics, our own arithmetic). Millis are whole ms.
-
--- The text form of a millis value in ids and keys: "repeat:<schedulerId>:<millis>".
-local function millisText(ms)
-  return string.format("%d", ms)
-end
-
-local function schedulerIterationId(schedulerId, millis)
-  return "repeat:" .. schedulerId .. ":" .. millisText(millis)
-end
-
--- The offset an every-schedule keeps: the given one, or where \`millis\` falls in its interval.
-local function everyOffset(millis, every, offset)
-  if offset and offset > 0 then
-    return offset
-  end
-  return millis % every
-end
-
--- The first run of a new (or re-timed) every-schedule: at startDate (never in the past), else on
--- the next k * every + offset slot when an offset is given, else now.
-local function firstEverySlot(every, now, offset, startDate)
-  local millis
-  if startDate then
-    millis = math.max(startDate, now)
-  elseif offset and offset > 0 then
-    millis = math.floor(now / every) * every + offset
-    if millis <= now then
-      millis = millis + every
-    end
-  else
-    millis = now
-  end
-  millis = math.floor(millis)
-  return millis, everyOffset(millis, every, offset)
-end
-
--- The run after the one at \`prevMillis\`. When that slot is already past (the schedule fell
--- behind, e.g. no worker ran for a while) the missed slots are skipped: the next run is the first
--- slot of the schedule's grid (k * every + offset) strictly after now. No burst of catch-up runs.
-local function nextEverySlot(prevMillis, every, now, offset)
-  local millis = prevMillis + every
-  if millis < now then
-    millis = math.floor(now / every) * every + (offset or 0)
-    if millis <= now then
-      millis = millis + every
-    end
-  end
-  millis = math.floor(millis)
-  return millis, everyOffset(millis, every, offset)
-end
-
-
--- Iteration jobs of job schedulers: ordinary jobs with id "repeat:<schedulerId>:<millis>" and
--- the hash field \`rjk\` = scheduler id.
-
--- Where a not-yet-started iteration sits: "delayed", "prioritized", "wait", or nil when it is
--- active, finished or gone (then it is not replaceable). A grouped iteration's "delayed" is
--- Q group-delayed and its "wait" its group's line.
-local function pendingIterationState(k, jobId)
-  if redis.call("ZSCORE", k.delayed, jobId) or redis.call("ZSCORE", k.base .. "group-delayed", jobId) then
-    return "delayed"
-  end
-  if redis.call("ZSCORE", k.prioritized, jobId) then
-    return "prioritized"
-  end
-  if redis.call("LPOS", k.wait, jobId) then
-    return "wait"
-  end
-  local gid = redis.call("HGET", k.base .. jobId, "gid")
-  if gid and redis.call("LPOS", groupKey(k.base, gid, "wait"), jobId) then
-    return "wait"
-  end
-  return nil
-end
-
--- Takes a pending iteration out of its state and deletes its keys.
-local function removePendingIteration(k, jobId, state)
-  if state == "wait" then
-    redis.call("LREM", k.wait, 0, jobId)
-    local gid = redis.call("HGET", k.base .. jobId, "gid")
-    if gid then
-      removeFromGroupLine(k.base, gid, jobId)
-    end
-  else
-    redis.call("ZREM", k[state], jobId)
-  end
-  removeJobWithDedup(k.base, jobId)
-end
-
--- Stores and enqueues the iteration at \`millis\` (INCRs the id counter, emits added and
--- waiting/delayed). \`opts\` is the decoded iteration opts table; its jobId and delay are set here.
--- Returns the job id and its delay.
-local function addSchedulerIteration(k, schedulerId, millis, name, data, opts, now)
-  local jobId = schedulerIterationId(schedulerId, millis)
-  local delay = millis - now
-  if delay < 0 then
-    delay = 0
-  end
-  opts["jobId"] = jobId
-  opts["delay"] = delay
-  local fields = {"rjk", schedulerId}
-  if type(opts["de"]) == "table" and opts["de"]["id"] then
-    fields[3] = "deid"
-    fields[4] = opts["de"]["id"]
-  end
-  local groupId = nil
-  if type(opts["group"]) == "table" and type(opts["group"]["id"]) == "string" then
-    groupId = opts["group"]["id"]
-  end
-  insertJob(k, {customId = jobId, name = name, timestamp = now, data = data,
-    opts = cjson.encode(opts), delay = delay, priority = tonumber(opts["priority"]) or 0,
-    lifo = opts["lifo"] == true, fields = fields, groupId = groupId}, now)
-  return jobId, delay
-end
-
+--- @include "schedulerJobs"
+--- @include "getMaxEvents"
 
 local s = cjson.decode(ARGV[1])
 local now = tonumber(ARGV[2])
@@ -18504,28 +4577,21 @@ redis.call("HINCRBY", schedulerKey, "ic", 1)
 addSchedulerIteration(k, schedulerId, millis, stored[1], stored[2] or "{}", s.opts, now)
 return nextId
 `,
+      INCLUDES,
+    ),
   },
   updateProgress: {
     name: 'updateProgress',
     numberOfKeys: 3,
     keys: ['jobHash', 'events', 'meta'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   Stores a job's progress and announces it.
   KEYS[1] job hash  KEYS[2] events  KEYS[3] meta
   ARGV[1] jobId  ARGV[2] progress (JSON text)
   Returns 0, or -1 when the job is missing.
 ]]
--- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
--- because bullmq readers and writers expect the field to exist once a queue is used).
-local function getMaxEvents(metaKey)
-  local maxEvents = redis.call("HGET", metaKey, "opts.maxLenEvents")
-  if not maxEvents then
-    maxEvents = 10000
-    redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
-  end
-  return maxEvents
-end
-
+--- @include "getMaxEvents"
 if redis.call("EXISTS", KEYS[1]) == 0 then
   return -1
 end
@@ -18533,12 +4599,15 @@ redis.call("HSET", KEYS[1], "progress", ARGV[2])
 redis.call("XADD", KEYS[2], "MAXLEN", "~", getMaxEvents(KEYS[3]), "*", "event", "progress", "jobId", ARGV[1], "data", ARGV[2])
 return 0
 `,
+      INCLUDES,
+    ),
   },
   workerHeartbeat: {
     name: 'workerHeartbeat',
     numberOfKeys: 3,
     keys: ['worker', 'workers', 'workerCancel'],
-    lua: `--[[
+    lua: inlineIncludes(
+      `--[[
   One beat of an OxMQ worker's heartbeat: refreshes its record, indexes it, prunes index members
   whose record expired, and hands the worker what was asked of it since the last beat.
 
@@ -18577,5 +4646,7 @@ local cancels = redis.call("HGETALL", KEYS[3])
 if #cancels > 0 then redis.call("DEL", KEYS[3]) end
 return { command, cancels }
 `,
+      INCLUDES,
+    ),
   },
 };

@@ -7,10 +7,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { QueueKeys, SCRIPTS, scriptKeys } from 'oxmq/internals';
+import { inlineIncludes, QueueKeys, SCRIPTS, scriptKeys } from 'oxmq/internals';
 import {
   REGISTRY_FILE,
   parseKeyNames,
+  readIncludes,
   readScripts,
   renderRepositoryRegistry,
 } from '../../scripts/script-registry';
@@ -112,12 +113,18 @@ describe('generator on a lua/ directory', () => {
       'twice-1.lua': '--[[\n  KEYS[1] wait\n]]\n--- @include "a"\n--- @include "b"\nreturn 1\n',
     });
     const [script] = readScripts(dir);
-    expect(script).toEqual({
-      name: 'twice',
-      numberOfKeys: 1,
-      keys: ['wait'],
-      lua: '--[[\n  KEYS[1] wait\n]]\nlocal b = 2\nlocal a = 1\n\nreturn 1\n',
+    expect(script).toMatchObject({ name: 'twice', numberOfKeys: 1, keys: ['wait'] });
+    expect(inlineIncludes(script!.body, readIncludes(dir))).toBe(
+      '--[[\n  KEYS[1] wait\n]]\nlocal b = 2\nlocal a = 1\n\nreturn 1\n',
+    );
+  });
+
+  it('refuses an include that lua/includes/ does not have', () => {
+    const dir = luaDir({
+      'includes/a.lua': '--- @include "gone"\nlocal a = 1',
+      'uses-1.lua': '--[[\n  KEYS[1] wait\n]]\nreturn 1\n',
     });
+    expect(() => readScripts(dir)).toThrow(/includes\/a\.lua: includes "gone"/);
   });
 
   it('fails loudly on a script whose header disagrees with its file name', () => {
