@@ -55,10 +55,14 @@ function main(): void {
       logger.warn({ deadlineMs: STOP_DEADLINE_MS }, 'stop took too long: exiting now');
       process.exit(0);
     }, STOP_DEADLINE_MS).unref();
+    // Everything closed, the process ends on its own (exit code 0) once what is in flight has
+    // settled, rather than by process.exit() under a module load or a log write still pending.
     void producer
       .stop()
       .then(() => connection.quit())
-      .then(() => process.exit(0));
+      .then(() => {
+        process.exitCode = 0;
+      });
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);

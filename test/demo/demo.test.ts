@@ -77,9 +77,16 @@ function logged(child: Child, msg: string): Record<string, unknown> | undefined 
   return undefined;
 }
 
+/** Sends `signal` and waits for the exit; a death by signal throws with the child's last lines. */
 async function stop(child: Child, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
   child.process.kill(signal);
-  return child.exited;
+  const code = await child.exited;
+  if (code === null) {
+    throw new Error(
+      `killed by ${child.process.signalCode} after ${signal}; last lines:\n${child.lines.slice(-10).join('\n')}`,
+    );
+  }
+  return code;
 }
 
 function queuesOf(prefix: string): Record<DemoQueueName, Queue> {
