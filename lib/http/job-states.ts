@@ -1,20 +1,12 @@
 /**
- * The job states the HTTP API names: the states a queue counts and lists (engine/admin/queues.ts,
- * QUEUE_COUNT_STATES) and the state a job read answers (engine/backend/queue-operations.ts).
- * Declared here, not imported, so client bundles never pull engine code; a route that answers
- * an engine state this list lacks fails to type-check.
+ * The job states the HTTP API names: the states a queue counts and lists (the engine's one list,
+ * QUEUE_COUNT_STATES in engine/admin/queues.ts, a plain constant) and the state a job read
+ * answers. Client components import only the types (lib/api-types.ts), never these schemas.
  */
+import { QUEUE_COUNT_STATES } from 'oxmq/admin';
 import { z } from 'zod';
 
-export const queueCountStateSchema = z.enum([
-  'waiting',
-  'active',
-  'delayed',
-  'prioritized',
-  'completed',
-  'failed',
-  'waiting-children',
-]);
+export const queueCountStateSchema = z.enum(QUEUE_COUNT_STATES);
 export type QueueCountState = z.infer<typeof queueCountStateSchema>;
 
 /** A job's state as read; `unknown` when its id is in no state list. */
