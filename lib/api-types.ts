@@ -8,7 +8,6 @@
  */
 import type { Role } from './roles';
 import type { ConsoleLinks } from './http/session';
-import type { JobRow } from './http/job-row';
 
 export type { AuditEntry, AuditKind, AuditListResponse, AuditOutcome } from './http/audit';
 export type {
@@ -122,22 +121,7 @@ export type {
 } from './http/flow';
 
 // ---- streamed search (GET /api/queues/:prefix/:name/search/stream, NDJSON) ----
-/** Why a streamed search ended: null when it looked at the whole state. */
-export type SearchStreamStop = 'matches' | 'time' | null;
-
-/** One line of a streamed search; `progress` and `matches` repeat, `end` or `error` is last. */
-export type SearchStreamLine =
-  | { type: 'progress'; scanned: number; total: number; found: number; tooLarge: number }
-  | { type: 'matches'; jobs: JobRow[] }
-  | {
-      type: 'end';
-      scanned: number;
-      total: number;
-      found: number;
-      tooLarge: number;
-      stoppedBy: SearchStreamStop;
-    }
-  | { type: 'error'; code: string; message: string };
+export type { SearchStreamLine, SearchStreamStop } from './http/search-stream';
 
 // ---- job schedulers and tenant groups on the queue page ----
 export type {

@@ -24,6 +24,7 @@ import {
   jobSearchResponseSchema,
 } from '../../lib/http/job-row';
 import { liveEventsMessageSchema } from '../../lib/http/live-events';
+import { searchStreamLineSchema } from '../../lib/http/search-stream';
 import {
   metricsListResponseSchema,
   queueMetricsResponseSchema,
@@ -148,6 +149,23 @@ describe('response contract', () => {
     expect(byName.matches).toHaveLength(1);
     const found = await get(`/api/jobs/find?id=${completedId}`, jobFindResponseSchema);
     expect(found.locations.some((location) => location.queue === name)).toBe(true);
+  });
+
+  it('the streamed search, line by line', async () => {
+    const path = `${base}/search/stream?mode=name&q=bad&state=failed`;
+    const res = await client.get(path);
+    const text = await res.text();
+    expect(res.status, `GET ${path}: ${text}`).toBe(200);
+    const lines = text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const parsed = searchStreamLineSchema.safeParse(JSON.parse(line));
+        expect(parsed.error?.issues ?? [], `stream line ${line}`).toEqual([]);
+        return parsed.data!;
+      });
+    expect(lines.map((line) => line.type)).toContain('matches');
+    expect(lines.at(-1)).toMatchObject({ type: 'end', found: 1, stoppedBy: null });
   });
 
   it('one job: detail, logs, timeline; and its flow', async () => {
