@@ -36,6 +36,12 @@ export class BatchStrategy<
     private readonly limits: BatchLimits,
   ) {}
 
+  async giveBack(batch: FetchedBatch): Promise<void> {
+    for (const { jobId } of batch.jobs) {
+      await this.ctx.backend.moveActiveJobToWait(jobId, batch.token);
+    }
+  }
+
   /** One batch per fetch, whatever the number of free slots (each slot runs a batch). */
   async fetch(token: string): Promise<SlotFetch<FetchedBatch>> {
     return asSlotFetch(await this.ctx.backend.fetchJobBatch(this.request(token)), token);

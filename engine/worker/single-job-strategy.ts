@@ -48,6 +48,10 @@ export class SingleJobStrategy<
     return result.kind === 'job' ? { kind: 'work', works: [{ ...result, token }] } : result;
   }
 
+  async giveBack(fetched: FetchedJob): Promise<void> {
+    await this.ctx.backend.moveActiveJobToWait(fetched.jobId, fetched.token);
+  }
+
   /** Runs one job and records its outcome; returns the next job when fetch-next got one. */
   async run(fetched: FetchedJob): Promise<FetchedJob | undefined> {
     const { ctx, outcomes } = this;

@@ -126,7 +126,14 @@ export class SlotLoop<Work extends object> {
   private async runSlot(first: Work): Promise<void> {
     try {
       let next: Work | undefined = first;
-      while (next) next = await this.strategy.run(next);
+      while (next) {
+        // A closing worker takes no new work, even what a finishing call fetched along.
+        if (next !== first && this.host.isStopping()) {
+          await this.strategy.giveBack(next);
+          break;
+        }
+        next = await this.strategy.run(next);
+      }
     } catch (error) {
       this.host.onError(error);
     } finally {

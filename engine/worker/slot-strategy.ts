@@ -17,4 +17,9 @@ export interface SlotStrategy<Work extends object> {
   fetch(token: string, freeSlots: number): Promise<SlotFetch<Work>>;
   /** Runs one unit and records its outcome; returns the next unit when finishing fetched one. */
   run(work: Work): Promise<Work | undefined>;
+  /**
+   * Puts a fetched unit back in line, unrun and without using an attempt: a unit that came with
+   * a finishing call after the worker began to close (the call was sent before it did).
+   */
+  giveBack(work: Work): Promise<void>;
 }
