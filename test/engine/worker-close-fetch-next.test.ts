@@ -16,21 +16,21 @@ describe('closing with a fetched-along job', () => {
     const name = uniqueQueueName('close-next');
     const queue = track(new Queue(name, { connection: redisOptions() }));
     const first = await queue.add('first', {});
-    let worker: Worker | undefined;
+    const made: { worker?: Worker } = {};
     let closing: Promise<void> | undefined;
     const storage: StorageFactory = (context) => {
       const real = redisStorage(context);
       const backend = Object.create(real.backend) as QueueBackend;
       backend.finishJob = async (request) => {
         // The close begins after the completion (with its fetch-next) was decided and sent.
-        if (request.fetchNext && worker) closing ??= worker.close();
+        if (request.fetchNext && made.worker) closing ??= made.worker.close();
         return real.backend.finishJob(request);
       };
       return { ...real, backend };
     };
     const ran: string[] = [];
     let second: string | undefined;
-    worker = track(
+    made.worker = track(
       new Worker(
         name,
         async (job) => {
