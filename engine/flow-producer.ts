@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { redisStorage } from './backend/storage';
+import { checkStorageOption, redisStorage } from './backend/storage';
 import { jobTable } from './backend/redis/add-job';
 import { runScript } from './backend/redis/run-script';
 import { connect, drop, release, type ManagedConnection } from './connection';
@@ -20,7 +20,6 @@ import { clusterFlowPrefix, QueueKeys } from './keys';
 import { prepareJob, withTraceCarrier, type PreparedJob } from './prepare-job';
 import { scriptKeys } from './scripts/script-keys';
 import type { QueueBaseOptions } from './queue-options';
-import { checkStorageOption } from './worker-validation';
 import type { JobSpan, JobTracer, TraceCarrier } from './telemetry/job-tracer';
 import { producerAttributes, producerParent, withProducerSpan } from './telemetry/producer-spans';
 import { ATTR, spanName } from './telemetry/semconv';

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { redisStorage } from './backend/storage';
-import { checkStorageOption } from './worker-validation';
+import { checkStorageOption, redisStorage } from './backend/storage';
 import { DEFAULT_COUNT_STATES } from './backend/queue-operations';
 import type {
   CancelRequestOutcome,

@@ -1,3 +1,4 @@
+import { checkStorageOption } from './backend/storage';
 import { ValidationError } from './errors';
 import type { WorkerOptions } from './worker-options';
 
@@ -48,13 +49,6 @@ const WORKER_OPTIONS = new Set([
   'skipVersionCheck',
   'skipWaitingForReady',
 ]);
-
-/** The `storage` option of a Queue or Worker: a factory function, when given. */
-export function checkStorageOption(storage: unknown): void {
-  if (storage !== undefined && typeof storage !== 'function') {
-    throw new ValidationError('storage must be a function (context) => { backend, ops, groups }');
-  }
-}
 
 function onlyKeys(name: string, value: unknown, keys: readonly string[]): void {
   if (value === undefined) return;

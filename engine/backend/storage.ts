@@ -6,6 +6,7 @@
  * (test/conformance/backend-scenarios.ts).
  */
 import type { Redis } from 'ioredis';
+import { ValidationError } from '../errors';
 import type { QueueKeys } from '../keys';
 import type { QueueBackend } from './queue-backend';
 import type { GroupOperations, QueueOperations } from './queue-operations';
@@ -28,6 +29,13 @@ export interface QueueStorage {
 }
 
 export type StorageFactory = (context: StorageContext) => QueueStorage;
+
+/** The `storage` option of a Queue, Worker or FlowProducer: a factory function, when given. */
+export function checkStorageOption(storage: unknown): void {
+  if (storage !== undefined && typeof storage !== 'function') {
+    throw new ValidationError('storage must be a function (context) => { backend, ops, groups }');
+  }
+}
 
 export const redisStorage: StorageFactory = ({ keys, client, blockingClient }) => ({
   backend: new RedisQueueBackend(client, keys, blockingClient),

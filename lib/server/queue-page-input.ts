@@ -6,13 +6,15 @@
  */
 import 'server-only';
 import { z } from 'zod';
-import { BULK_ACTIONS, QUEUE_COUNT_STATES } from 'oxmq/admin';
+import { BULK_ACTIONS } from 'oxmq/admin';
+import { queueCountStateSchema } from '../http/job-states';
 import { hasRole, type Role } from '../roles';
 import { ApiProblem } from './api-error';
 import type { SessionUser } from './auth';
 import { queueParams } from './queue-route';
 
-export const jobStateSchema = z.enum(QUEUE_COUNT_STATES);
+/** A `state` parameter: one of the states a queue counts and lists. */
+export const jobStateSchema = queueCountStateSchema;
 
 export const bulkActionSchema = z.enum(BULK_ACTIONS);
 
