@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { checkStorageOption, redisStorage } from './backend/storage';
-import { jobTable } from './backend/redis/add-job';
-import { runScript } from './backend/redis/run-script';
+import type { FlowRefusal, FlowStorage } from './backend/flow-storage';
+import { checkStorageOption, redisStorage, type Storage } from './backend/storage';
 import { connect, drop, release, type ManagedConnection } from './connection';
 import { DEFAULTS, FLOW_LIMITS } from './defaults';
 import {
@@ -18,7 +17,6 @@ import type { JobScope } from './job-scope';
 import { readFlow, type JobNode, type ReadFlowOptions } from './flow-reader';
 import { clusterFlowPrefix, QueueKeys } from './keys';
 import { prepareJob, withTraceCarrier, type PreparedJob } from './prepare-job';
-import { scriptKeys } from './scripts/script-keys';
 import type { QueueBaseOptions } from './queue-options';
 import type { JobSpan, JobTracer, TraceCarrier } from './telemetry/job-tracer';
 import { producerAttributes, producerParent, withProducerSpan } from './telemetry/producer-spans';
@@ -78,6 +76,8 @@ export class FlowProducer extends EventEmitter {
   readonly prefix: string;
   private readonly connection: ManagedConnection;
   private readonly scopes = new Map<string, JobScope>();
+  private readonly storage: Storage;
+  private readonly flows: FlowStorage;
   private readonly tracer: JobTracer;
   /** Set once close() (or disconnect()) has begun, as bullmq's `closing`. */
   closing: Promise<void> | undefined;
@@ -98,6 +98,8 @@ export class FlowProducer extends EventEmitter {
     this.connection.client.on('error', (error: Error) => {
       if (this.listenerCount('error') > 0) this.emit('error', error);
     });
+    this.storage = opts.storage ?? redisStorage;
+    this.flows = this.storage.flows({ client: this.connection.client });
   }
 
   /**
@@ -116,11 +118,8 @@ export class FlowProducer extends EventEmitter {
     let scope = this.scopes.get(keys.queueKey);
     if (!scope) {
       // The jobs it returns reach storage as a Queue's would (the flow's own add is one
-      // Redis script over every queue of the flow).
-      const storage = (this.opts.storage ?? redisStorage)({
-        keys,
-        client: this.connection.client,
-      });
+      // atomic write across every queue of the flow, through FlowStorage).
+      const storage = this.storage.queue({ keys, client: this.connection.client });
       scope = {
         name: keys.queueName,
         prefix: keys.prefix,
@@ -228,31 +227,31 @@ export class FlowProducer extends EventEmitter {
     plan.forEach((node, i) => {
       flowOf[i] = node.parentIndex === undefined ? i : flowOf[node.parentIndex]!;
     });
-    const nodes = plan.map((node, i) => ({
-      ...jobTable(node.keys.base, {
-        ...node.prepared.job,
-        customId: node.jobId,
-        asParent: (node.flow.children?.length ?? 0) > 0,
-      }),
-      external: node.external,
-      flow: flowOf[i],
-    }));
-    const reply = await runScript(
-      this.connection.client,
-      'addFlow',
-      scriptKeys('addFlow', plan[0]!.keys),
-      [JSON.stringify(nodes), Date.now()],
+    const outcomes = await this.flows.addFlows(
+      plan.map((node, i) => ({
+        keys: node.keys,
+        job: {
+          ...node.prepared.job,
+          customId: node.jobId,
+          asParent: (node.flow.children?.length ?? 0) > 0,
+        },
+        external: node.external,
+        flow: flowOf[i]!,
+      })),
+      Date.now(),
     );
-    const results = parseFlowReply(reply, plan.length);
     for (const rootIndex of roots) {
-      const { code, culprit } = results[rootIndex]!;
-      if (code === undefined) continue;
-      const error = flowRefusal(code, plan[culprit ?? rootIndex] ?? plan[rootIndex]!);
+      const outcome = outcomes[rootIndex]!;
+      if (!('refusal' in outcome)) continue;
+      const error = flowRefusal(outcome.refusal, plan[outcome.culprit] ?? plan[rootIndex]!);
       if (single) throw error;
       if (this.listenerCount('error') > 0) this.emit('error', error);
     }
     // A skipped flow's jobs carry the ids they would have had, as bullmq returns them.
-    const created = plan.map((node, i) => this.toJob(node, results[i]!.id ?? node.jobId));
+    const created = plan.map((node, i) => {
+      const outcome = outcomes[i]!;
+      return this.toJob(node, 'id' in outcome ? outcome.id : node.jobId);
+    });
     return roots.map((rootIndex) => buildTree(rootIndex, plan, created));
   }
 
@@ -350,7 +349,7 @@ export class FlowProducer extends EventEmitter {
    */
   getFlow(opts: ReadFlowOptions): Promise<JobNode | undefined> {
     if (this.closing) return Promise.reject(new ClosedError('FlowProducer is closed'));
-    return readFlow(this.connection.client, (keys) => this.scopeFor(keys), {
+    return readFlow(this.flows, (keys) => this.scopeFor(keys), {
       ...opts,
       prefix: opts.prefix ?? this.prefix,
     });
@@ -415,43 +414,19 @@ function inheritTraceContext(plan: PlannedNode[]): void {
   }
 }
 
-interface NodeResult {
-  /** The id written. */
-  id?: string;
-  /** The refusal code of the node's flow, which was not written... */
-  code?: number;
-  /** ...and the plan index of the node whose check failed. */
-  culprit?: number;
-}
-
-/** Per node of the plan: what the addFlow script did with it. */
-function parseFlowReply(reply: unknown, count: number): NodeResult[] {
-  if (!Array.isArray(reply) || Number(reply[0]) !== 0 || reply.length !== 1 + 2 * count) {
-    throw new UnexpectedReplyError(`addFlow replied ${JSON.stringify(reply)}`);
-  }
-  const results: NodeResult[] = [];
-  for (let i = 1; i < reply.length; i += 2) {
-    const flag = Number(reply[i + 1]);
-    results.push(
-      flag < 0 ? { code: flag, culprit: Number(reply[i]) - 1 } : { id: String(reply[i]) },
-    );
-  }
-  return results;
-}
-
-function flowRefusal(code: number, node: PlannedNode): Error {
+function flowRefusal(refusal: FlowRefusal, node: PlannedNode): Error {
   const where = `node "${node.flow.name}" (${node.keys.queueName}:${node.jobId})`;
-  if (code === -5) {
+  if (refusal === 'parent-missing') {
     return new ParentJobNotFoundError(
       `The parent of ${where} does not exist; its flow was not added`,
     );
   }
-  if (code === -7) {
+  if (refusal === 'parent-taken') {
     return new ParentJobCannotBeReplacedError(
       `${where} already belongs to another parent; its flow was not added`,
     );
   }
-  return new UnexpectedReplyError(`addFlow refused ${where} with ${code}`);
+  return new UnexpectedReplyError(`addFlow refused ${where} with ${refusal.unknownCode}`);
 }
 
 /** The returned tree, rebuilt from the plan (children in the order they were given). */

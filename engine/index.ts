@@ -14,8 +14,17 @@ export type { BatchProcessor, BatchWorkerOptions } from './batch-worker';
 export { SandboxCrashError, SandboxLoadError } from './sandbox/errors';
 export { WorkerServiceStartError } from './worker/worker-services';
 export { redisStorage } from './backend/storage';
-export type { QueueStorage, StorageContext, StorageFactory } from './backend/storage';
+export type { QueueStorage, Storage, StorageContext } from './backend/storage';
 export type { QueueBackend } from './backend/queue-backend';
+export type { EventLogEntry, EventLogReader } from './backend/event-log';
+export type {
+  FlowNodeOutcome,
+  FlowNodeWrite,
+  FlowRefusal,
+  FlowStorage,
+  StoredFlowNode,
+} from './backend/flow-storage';
+export type { SchedulerStorage } from './backend/scheduler-storage';
 export type { GroupOperations, QueueOperations } from './backend/queue-operations';
 export type { SandboxedJob } from './sandbox/child-job';
 export { FlowProducer } from './flow-producer';

@@ -34,14 +34,12 @@
  * still counts what ran before the pause. Any upsert (ours or bullmq's) rewrites the hash and so
  * leaves the scheduler running.
  */
-import type { Redis } from 'ioredis';
 import { ValidationError } from './errors';
 import { Job } from './job';
 import { encodeOptions, serializeData, validateJobOptions } from './job-options';
 import { resolveOptionAliases } from './job-option-aliases';
 import type { JobsOptions } from './job-options';
 import type { JobScope } from './job-scope';
-import type { QueueKeys } from './keys';
 import {
   iterationRepeat,
   nextCronMillis,
@@ -54,9 +52,9 @@ import {
   NEXT_COUNT_FIELD,
   PAUSED_AT_FIELD,
   JobSchedulerNotFoundError,
-  SchedulerStore,
   type NextIterationOutcome,
-} from './scheduler/scheduler-store';
+  type SchedulerStorage,
+} from './backend/scheduler-storage';
 import { storedRepeatOptions, storedTemplate } from './scheduler/stored-definition';
 import { toSchedulerJson, type JobSchedulerJson } from './scheduler/scheduler-json';
 
@@ -67,7 +65,7 @@ export {
   JobSchedulerNotFoundError,
   JobSchedulerPausedStateError,
   JobSchedulerSlotsBusyError,
-} from './scheduler/scheduler-store';
+} from './backend/scheduler-storage';
 
 /** How upsert writes: the first iteration's `repeat.count`, and the state it must find. */
 interface UpsertMode {
@@ -111,16 +109,11 @@ function hasLegacyRepeatableShape(key: string): boolean {
 
 /** Internal: the scheduler operations behind Queue's methods and the Worker's fetch hook. */
 export class JobScheduler {
-  private readonly store: SchedulerStore;
-
   constructor(
-    client: Redis,
-    keys: QueueKeys,
+    private readonly store: SchedulerStorage,
     private readonly scope: JobScope,
     private readonly defaultJobOptions: JobsOptions = {},
-  ) {
-    this.store = new SchedulerStore(client, keys);
-  }
+  ) {}
 
   /**
    * Creates scheduler `id`, or replaces its definition (keeping its iteration count) and its

@@ -1,12 +1,14 @@
 /**
  * QueueEvents: a consumer of a queue's global events stream (`<prefix>:<name>:events`, docs/redis-keys.md).
  *
- * It reads with `XREAD BLOCK` on a connection of its own and re-emits every entry as a local
+ * It reads through the storage's event log reader (for Redis, `XREAD BLOCK` on a connection of
+ * its own: engine/backend/redis/event-log-reader.ts) and re-emits every entry as a local
  * event, converted the way bullmq 6's QueueEvents converts it, so listeners (and
  * `job.waitUntilFinished`) receive the same payloads whichever library wrote the stream.
  */
 import { EventEmitter } from 'node:events';
-import type { Redis } from 'ioredis';
+import type { EventLogEntry, EventLogReader } from './backend/event-log';
+import { checkStorageOption, redisStorage, type Storage } from './backend/storage';
 import { connect, type ConnectionOptions, type ManagedConnection } from './connection';
 import { DEFAULTS } from './defaults';
 import { ClosedError, ValidationError } from './errors';
@@ -29,6 +31,8 @@ export interface QueueEventsOptions {
   skipVersionCheck?: boolean;
   blockingConnection?: boolean;
   skipWaitingForReady?: boolean;
+  /** OxMQ: where the event log is read from (engine/backend/storage.ts). Default: Redis. */
+  storage?: Storage;
 }
 
 /** Payload of every stream event: its fields without `event`, as strings unless converted. */
@@ -68,17 +72,10 @@ export interface QueueEventsListener {
 }
 
 type AnyListener = (...args: never[]) => void;
-type StreamEntry = [id: string, fields: string[]];
 const STOPPED = Symbol('stopped');
-const TIMED_OUT = Symbol('timed out');
 
 /** Pause after a failed read, so a persistent error (e.g. WRONGTYPE) does not spin the loop. */
 const RETRY_DELAY_MS = 1_000;
-/**
- * Extra time granted to an XREAD over its BLOCK before the connection is presumed half-open
- * (a reply that will never come) and is reset.
- */
-const WATCHDOG_GRACE_MS = DEFAULTS.worker.blockWatchdogGraceMs;
 
 export class QueueEvents extends EventEmitter {
   readonly prefix: string;
@@ -86,7 +83,7 @@ export class QueueEvents extends EventEmitter {
   private readonly blockingTimeout: number;
   private readonly lastEventId: string;
   private readonly connection: ManagedConnection;
-  private readonly client: Redis;
+  private readonly log: EventLogReader;
   /** The id the next XREAD reads after; undefined until the start position is fixed. */
   private position?: string;
   /** The start position being (or once) fixed; see resolveStart. */
@@ -111,6 +108,7 @@ export class QueueEvents extends EventEmitter {
     if (!opts || opts.connection === undefined) {
       throw new ValidationError('QueueEvents needs a connection option');
     }
+    checkStorageOption(opts.storage);
     this.prefix = opts.prefix ?? DEFAULTS.prefix;
     this.keys = new QueueKeys(this.prefix, name);
     this.blockingTimeout = opts.blockingTimeout ?? DEFAULTS.queueEvents.blockingTimeout;
@@ -119,9 +117,12 @@ export class QueueEvents extends EventEmitter {
     // (re)connect, so it survives a Redis restart.
     const connectionName = `${this.prefix}:${Buffer.from(name).toString('base64')}:qe`;
     this.connection = connect(opts.connection, { blocking: true, connectionName });
-    this.client = this.connection.client;
     // Without a listener ioredis would print every reconnect failure; forward them instead.
-    this.client.on('error', (error: Error) => this.emitError(error));
+    this.connection.client.on('error', (error: Error) => this.emitError(error));
+    this.log = (opts.storage ?? redisStorage).events({
+      keys: this.keys,
+      client: this.connection.client,
+    });
     if (opts.autorun ?? true) {
       this.run().catch((error: unknown) => this.emitError(error));
     }
@@ -206,39 +207,14 @@ export class QueueEvents extends EventEmitter {
     }
   }
 
-  /** One XREAD after `lastId`, guarded by a watchdog; the entries read (none on timeout). */
-  private async read(lastId: string): Promise<StreamEntry[]> {
-    const pending = this.client.xread(
-      'BLOCK',
-      this.blockingTimeout,
-      'STREAMS',
-      this.keys.events,
-      lastId,
-    );
+  /** One read after `lastId`; the entries read (none on timeout, or once closing). */
+  private async read(lastId: string): Promise<EventLogEntry[]> {
+    const reading = this.log.read(lastId, this.blockingTimeout);
     this.firstRead.resolve();
-    // Close may leave this command unanswered (it is dropped with the connection).
-    pending.catch(() => undefined);
-    // With maxRetriesPerRequest null ioredis never fails a command, so on a half-open socket the
-    // reply could be awaited forever. Past the deadline, drop the connection and read again.
-    // (ioredis may resend the abandoned XREAD after reconnecting; its reply is ignored, and the
-    // next read starts from the same lastId, so nothing is lost.)
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
-      if (this.blockingTimeout > 0) {
-        timer = setTimeout(() => resolve(TIMED_OUT), this.blockingTimeout + WATCHDOG_GRACE_MS);
-      }
-    });
-    try {
-      const reply = await this.untilStopped(Promise.race([pending, deadline]));
-      if (reply === STOPPED) return [];
-      if (reply !== TIMED_OUT) return entriesOf(reply);
-      // Only a connection that believes it is healthy is stuck; otherwise ioredis is already
-      // reconnecting and the command waits in its offline queue.
-      if (this.client.status === 'ready' && !this.closing) this.client.disconnect(true);
-      return [];
-    } finally {
-      clearTimeout(timer);
-    }
+    // Close may leave the read unanswered or failing (its connection is dropped).
+    reading.catch(() => undefined);
+    const entries = await this.untilStopped(reading);
+    return entries === STOPPED ? [] : entries;
   }
 
   /** Emits one stream entry as bullmq does: `<event>` and `<event>:<jobId>`, or drained(id). */
@@ -261,8 +237,7 @@ export class QueueEvents extends EventEmitter {
    */
   private resolveStart(): Promise<string> {
     if (!this.start) {
-      const start =
-        this.lastEventId === '$' ? this.lastStreamId() : this.afterPing(this.lastEventId);
+      const start = this.lastEventId === '$' ? this.log.lastId() : this.afterPing(this.lastEventId);
       this.start = start;
       start.catch(() => {
         if (this.start === start) this.start = undefined;
@@ -271,15 +246,9 @@ export class QueueEvents extends EventEmitter {
     return this.start;
   }
 
-  private async lastStreamId(): Promise<string> {
-    const [last] = await this.client.xrevrange(this.keys.events, '+', '-', 'COUNT', 1);
-    // An empty or missing stream: any entry written from now on has an id above 0-0.
-    return last ? last[0] : '0-0';
-  }
-
   /** Resolves to `id` once the connection is ready (commands queue until then). */
   private async afterPing(id: string): Promise<string> {
-    await this.client.ping();
+    await this.log.ping();
     return id;
   }
 
@@ -320,11 +289,6 @@ export class QueueEvents extends EventEmitter {
   override off(event: string | symbol, listener: AnyListener): this {
     return super.off(event, listener as (...args: unknown[]) => void);
   }
-}
-
-/** The entries of our single stream from an XREAD reply (null when the block timed out). */
-function entriesOf(reply: [key: string, entries: StreamEntry[]][] | null): StreamEntry[] {
-  return reply?.[0]?.[1] ?? [];
 }
 
 function fieldsToObject(fields: string[]): Record<string, string> {

@@ -1,4 +1,4 @@
-import type { StorageFactory } from './backend/storage';
+import type { Storage } from './backend/storage';
 import type { ConnectionOptions } from './connection';
 import type { JobsOptions } from './job-options';
 import type { Telemetry } from './telemetry/bullmq-telemetry';
@@ -23,11 +23,11 @@ export interface QueueBaseOptions {
   blockingConnection?: boolean;
   skipWaitingForReady?: boolean;
   /**
-   * OxMQ: builds the storage behind this Queue or Worker from the connections it opened
-   * (engine/backend/storage.ts). Default: Redis, as bullmq stores it. Another storage must
-   * pass the backend conformance suite.
+   * OxMQ: builds the storage behind this Queue, Worker or FlowProducer from the connections it
+   * opened (engine/backend/storage.ts). Default: Redis, as bullmq stores it. Another storage
+   * must pass the backend conformance suite.
    */
-  storage?: StorageFactory;
+  storage?: Storage;
 }
 
 export interface QueueOptions extends QueueBaseOptions {

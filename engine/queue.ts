@@ -14,6 +14,7 @@ import type {
   QueueOperations,
 } from './backend/queue-operations';
 import type { Metrics, QueueBackend } from './backend/queue-backend';
+import type { SchedulerStorage } from './backend/scheduler-storage';
 import { exportQueuePrometheusMetrics } from './admin/prometheus/queue-export';
 import { connect, drop, release, untilDisconnected, type ManagedConnection } from './connection';
 import { DEFAULTS } from './defaults';
@@ -69,6 +70,8 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   readonly ops: QueueOperations;
   /** @internal */
   readonly groups: GroupOperations;
+  /** @internal */
+  readonly schedulers: SchedulerStorage;
   readonly defaultJobOptions: JobsOptions;
   private readonly connection: ManagedConnection;
   private readonly ready: Promise<void>;
@@ -105,19 +108,15 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     if (opts.defaultJobOptions) validateJobOptions(this.defaultJobOptions);
     this.connection = connect(opts.connection);
     this.connection.client.on('error', (error: Error) => this.emitError(error));
-    const storage = (opts.storage ?? redisStorage)({
+    const storage = (opts.storage ?? redisStorage).queue({
       keys: this.keys,
       client: this.connection.client,
     });
     this.backend = storage.backend;
     this.ops = storage.ops;
     this.groups = storage.groups;
-    this.scheduler = new JobScheduler(
-      this.connection.client,
-      this.keys,
-      this,
-      this.defaultJobOptions,
-    );
+    this.schedulers = storage.schedulers;
+    this.scheduler = new JobScheduler(storage.schedulers, this, this.defaultJobOptions);
     this.ready = opts.skipMetasUpdate ? Promise.resolve() : this.writeMeta();
     this.ready.catch((error: unknown) => this.emitError(error));
   }

@@ -3,17 +3,15 @@ import { DEFAULTS } from '../defaults';
 import { ValidationError } from '../errors';
 import {
   CHILDREN_START,
-  CommandBatch,
   decodeChildCursor,
   encodeChildCursor,
-  jobRef,
-  parseJobKey,
   planChildPage,
-  positiveInteger,
   type ChildCursor,
   type ChildStatus,
-  type JobRef,
-} from '../flow-reader';
+} from '../backend/redis/child-pages';
+import { CommandBatch } from '../backend/redis/command-batch';
+import { positiveInteger } from '../flow-reader';
+import { jobRef, parseJobKey, type JobRef } from '../job-ref';
 import { planChildCount, planNodeInfo, totalChildren, type FlowNodeInfo } from './flow-node-info';
 import type { RedactionRules } from './redaction';
 

@@ -1,6 +1,7 @@
 import { QueueKeys } from '../keys';
-import type { ChildStatus, CommandBatch, JobRef } from '../flow-reader';
-import { childCollectionKey } from '../flow-reader';
+import { childCollectionKey, type ChildStatus } from '../backend/redis/child-pages';
+import type { CommandBatch } from '../backend/redis/command-batch';
+import type { JobRef } from '../job-ref';
 import { traceIdOf } from '../telemetry/trace-id';
 import { DEFAULT_REDACTION, redactString, type RedactionRules } from './redaction';
 

@@ -23,7 +23,7 @@ export type {
 } from './flow-graph';
 export { FAILED_REASON_CHARS } from './flow-node-info';
 export type { ChildCount, FlowNodeInfo, FlowNodeState } from './flow-node-info';
-export type { ChildStatus } from '../flow-reader';
+export type { ChildStatus } from '../backend/redis/child-pages';
 export {
   escapeGlob,
   getQueueOverview,

@@ -6,7 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { JobStateReply } from '../backend/queue-operations';
-import { parseJobKey } from '../flow-reader';
+import { parseJobKey } from '../job-ref';
 import { traceIdOf } from '../telemetry/trace-id';
 import { queueHandle } from './queue-handle';
 

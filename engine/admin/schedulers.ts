@@ -10,8 +10,7 @@ import {
   JobSchedulerNotFoundError,
   NEXT_COUNT_FIELD,
   PAUSED_AT_FIELD,
-  SchedulerStore,
-} from '../scheduler/scheduler-store';
+} from '../backend/scheduler-storage';
 import { storedTemplate } from '../scheduler/stored-definition';
 import { queueHandle } from './queue-handle';
 import { iterationJobId, previousSlot } from './scheduler-runs';
@@ -80,7 +79,7 @@ export async function listSchedulers(
   const queue = queueHandle(client, prefix, name);
   const pageSize = Math.max(1, Math.min(opts.pageSize, SCHEDULER_LIST_LIMITS.maxPageSize));
   const page = Math.max(1, opts.page);
-  const store = new SchedulerStore(client, queue.keys);
+  const store = queue.schedulers;
   const start = (page - 1) * pageSize;
   const [rows, total] = await Promise.all([
     store.range(start, start + pageSize - 1, true),
@@ -141,7 +140,7 @@ export async function runSchedulerNow(
   schedulerId: string,
 ): Promise<string> {
   const queue = queueHandle(client, prefix, name);
-  const stored = await new SchedulerStore(client, queue.keys).get(schedulerId);
+  const stored = await queue.schedulers.get(schedulerId);
   if (!stored) throw new JobSchedulerNotFoundError(`No job scheduler ${schedulerId}`);
   const template = storedTemplate(stored.hash);
   const job = await queue.add(template.name, template.data, template.opts);
@@ -182,7 +181,7 @@ export async function editSchedulerRepeat(
   change: { every: number } | { pattern: string; tz?: string },
 ): Promise<number> {
   const queue = queueHandle(client, prefix, name);
-  const store = new SchedulerStore(client, queue.keys);
+  const store = queue.schedulers;
   const stored = await store.get(schedulerId);
   if (!stored) throw new JobSchedulerNotFoundError(`No job scheduler ${schedulerId}`);
   const scoreJobId = iterationJobId(schedulerId, stored.next);

@@ -1,18 +1,28 @@
 /**
- * How a Queue or Worker gets its storage: a factory given the queue's keys and the connections
- * the Queue or Worker opened, answering the three interfaces everything else uses (QueueBackend,
- * QueueOperations, GroupOperations). The default builds the Redis implementations; another
- * storage is injected with the `storage` option and must pass the backend conformance suite
+ * How the engine gets its storage: one object that builds, from the connections a Queue, Worker,
+ * FlowProducer or QueueEvents opened, the interfaces everything else uses:
+ * - `queue`: one queue's jobs (QueueBackend), its admin operations (QueueOperations), its tenant
+ *   groups (GroupOperations) and its job schedulers (SchedulerStorage);
+ * - `flows`: parent/child trees across queues, added atomically and read back (FlowStorage);
+ * - `events`: a reader of one queue's event log, for QueueEvents (EventLogReader).
+ * The default, `redisStorage`, stores everything as bullmq 6.7.0 does. Another storage is
+ * injected with the `storage` option and must pass the backend conformance suite
  * (test/conformance/backend-scenarios.ts).
  */
 import type { Redis } from 'ioredis';
 import { ValidationError } from '../errors';
 import type { QueueKeys } from '../keys';
+import type { EventLogReader } from './event-log';
+import type { FlowStorage } from './flow-storage';
 import type { QueueBackend } from './queue-backend';
 import type { GroupOperations, QueueOperations } from './queue-operations';
+import { RedisEventLogReader } from './redis/event-log-reader';
+import { RedisFlowStorage } from './redis/flow-storage';
 import { RedisGroupOperations } from './redis/groups';
 import { RedisQueueOperations } from './redis/queue-operations';
 import { RedisQueueBackend } from './redis/redis-queue-backend';
+import { RedisSchedulerStorage } from './redis/scheduler-store';
+import type { SchedulerStorage } from './scheduler-storage';
 
 export interface StorageContext {
   keys: QueueKeys;
@@ -26,19 +36,41 @@ export interface QueueStorage {
   backend: QueueBackend;
   ops: QueueOperations;
   groups: GroupOperations;
+  schedulers: SchedulerStorage;
 }
 
-export type StorageFactory = (context: StorageContext) => QueueStorage;
+export interface Storage {
+  /** One queue's storage, for a Queue, a Worker, or the jobs a FlowProducer returns. */
+  queue(context: StorageContext): QueueStorage;
+  /** Flows across the queues of one prefix, over a FlowProducer's connection. */
+  flows(context: { client: Redis }): FlowStorage;
+  /** One queue's event log, over a QueueEvents' own (blocking) connection. */
+  events(context: { keys: QueueKeys; client: Redis }): EventLogReader;
+}
 
-/** The `storage` option of a Queue, Worker or FlowProducer: a factory function, when given. */
+const STORAGE_PARTS = ['queue', 'flows', 'events'] as const;
+
+/** The `storage` option of a Queue, Worker, FlowProducer or QueueEvents, when given. */
 export function checkStorageOption(storage: unknown): void {
-  if (storage !== undefined && typeof storage !== 'function') {
-    throw new ValidationError('storage must be a function (context) => { backend, ops, groups }');
+  if (storage === undefined) return;
+  const complete =
+    storage !== null &&
+    typeof storage === 'object' &&
+    STORAGE_PARTS.every((part) => typeof (storage as Record<string, unknown>)[part] === 'function');
+  if (!complete) {
+    throw new ValidationError(
+      'storage must be an object with the functions queue, flows and events (engine/backend/storage.ts)',
+    );
   }
 }
 
-export const redisStorage: StorageFactory = ({ keys, client, blockingClient }) => ({
-  backend: new RedisQueueBackend(client, keys, blockingClient),
-  ops: new RedisQueueOperations(client, keys),
-  groups: new RedisGroupOperations(client, keys),
-});
+export const redisStorage: Storage = {
+  queue: ({ keys, client, blockingClient }) => ({
+    backend: new RedisQueueBackend(client, keys, blockingClient),
+    ops: new RedisQueueOperations(client, keys),
+    groups: new RedisGroupOperations(client, keys),
+    schedulers: new RedisSchedulerStorage(client, keys),
+  }),
+  flows: ({ client }) => new RedisFlowStorage(client),
+  events: ({ keys, client }) => new RedisEventLogReader(client, keys),
+};

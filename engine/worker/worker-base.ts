@@ -141,7 +141,7 @@ export abstract class WorkerBase<
     for (const { client } of [this.connection, this.blockingConnection]) {
       client.on('error', (error: Error) => this.emitError(error));
     }
-    const storage = (opts.storage ?? redisStorage)({
+    const storage = (opts.storage ?? redisStorage).queue({
       keys: this.keys,
       client: this.connection.client,
       blockingClient: this.blockingConnection.client,
@@ -160,7 +160,7 @@ export abstract class WorkerBase<
       this.settings.drainDelay,
       () => this.stopping || this.paused || this.quiet,
     );
-    this.scheduler = new JobScheduler(this.connection.client, this.keys, this);
+    this.scheduler = new JobScheduler(storage.schedulers, this);
     this.finishing = {
       removeOnComplete: opts.removeOnComplete,
       removeOnFail: opts.removeOnFail,

@@ -6,9 +6,10 @@
  * never looks complete when it is not.
  */
 import 'server-only';
-import { EXPORT_COLUMNS, type ExportRecord, type JobFilter, type ScanOrder } from 'oxmq/admin';
+import type { JobFilter, ScanOrder } from 'oxmq/admin';
 import type { QueueCountState } from '@/lib/api-types';
 import { csvRow } from '@/lib/csv';
+import { EXPORT_RECORD_FIELDS, type ExportLine, type ExportRecordLine } from '@/lib/http/export';
 import { admin } from './oxmq';
 
 export const EXPORT_LIMITS = {
@@ -30,13 +31,17 @@ export interface ExportRequest {
   limit: number;
 }
 
-function formatRecord(record: ExportRecord, format: ExportFormat): string {
-  if (format === 'jsonl') return `${JSON.stringify(record)}\n`;
-  return csvRow(EXPORT_COLUMNS.map((column) => record[column]));
+function jsonLine(line: ExportLine): string {
+  return `${JSON.stringify(line)}\n`;
+}
+
+function formatRecord(record: ExportRecordLine, format: ExportFormat): string {
+  if (format === 'jsonl') return jsonLine(record);
+  return csvRow(EXPORT_RECORD_FIELDS.map((field) => record[field]));
 }
 
 function formatCut(reason: 'rows' | 'time', written: number, format: ExportFormat): string {
-  if (format === 'jsonl') return `${JSON.stringify({ truncated: reason, rows: written })}\n`;
+  if (format === 'jsonl') return jsonLine({ truncated: reason, rows: written });
   return csvRow([`# truncated: ${reason} cap reached after ${written} rows`]);
 }
 
@@ -46,7 +51,7 @@ export async function* exportLines(
 ): AsyncGenerator<string, void> {
   const started = Date.now();
   const cap = Math.min(request.limit, limits.maxRows);
-  if (request.format === 'csv') yield csvRow(EXPORT_COLUMNS);
+  if (request.format === 'csv') yield csvRow(EXPORT_RECORD_FIELDS);
   const walk = admin().jobs.scanRecords(request.prefix, request.name, {
     state: request.state,
     order: request.order,

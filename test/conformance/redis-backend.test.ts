@@ -1,4 +1,5 @@
-/** The Redis backend (engine/backend/redis/) against the backend conformance suite. */
+/** The Redis storage (engine/backend/redis/) against the backend and storage conformance suites. */
+import { redisStorage } from 'oxmq';
 import {
   QueueKeys,
   RedisQueueBackend,
@@ -7,6 +8,7 @@ import {
 } from 'oxmq/internals';
 import { rawClient, uniqueQueueName } from '../helpers/redis';
 import { describeBackendConformance } from './backend-scenarios';
+import { describeStorageConformance } from './storage-scenarios';
 
 describeBackendConformance('Redis', () => {
   const client = rawClient();
@@ -17,6 +19,22 @@ describeBackendConformance('Redis', () => {
     ops: new RedisQueueOperations(client, keys),
     close: async () => {
       await client.quit();
+    },
+  };
+});
+
+describeStorageConformance('Redis', () => {
+  const client = rawClient();
+  const reader = rawClient();
+  registerScripts(client);
+  const keys = new QueueKeys('bull', uniqueQueueName('storage'));
+  return {
+    keys,
+    queue: redisStorage.queue({ keys, client }),
+    flows: redisStorage.flows({ client }),
+    events: redisStorage.events({ keys, client: reader }),
+    close: async () => {
+      await Promise.all([client.quit(), reader.quit()]);
     },
   };
 });

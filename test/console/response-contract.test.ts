@@ -25,6 +25,7 @@ import {
 } from '../../lib/http/job-row';
 import { liveEventsMessageSchema } from '../../lib/http/live-events';
 import { searchStreamLineSchema } from '../../lib/http/search-stream';
+import { exportLineSchema } from '../../lib/http/export';
 import {
   metricsListResponseSchema,
   queueMetricsResponseSchema,
@@ -166,6 +167,25 @@ describe('response contract', () => {
       });
     expect(lines.map((line) => line.type)).toContain('matches');
     expect(lines.at(-1)).toMatchObject({ type: 'end', found: 1, stoppedBy: null });
+  });
+
+  it('an export, line by line, down to the cut line', async () => {
+    // Two delayed jobs at least ('later' and this one), so that a limit of one cuts the export.
+    await queue.add('later-too', {}, { delay: 3_600_000 });
+    const path = `${base}/export?state=delayed&format=jsonl&limit=1`;
+    const res = await client.get(path);
+    const text = await res.text();
+    expect(res.status, `GET ${path}: ${text}`).toBe(200);
+    const lines = text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const parsed = exportLineSchema.safeParse(JSON.parse(line));
+        expect(parsed.error?.issues ?? [], `export line ${line}`).toEqual([]);
+        return parsed.data!;
+      });
+    expect(lines[0]).toMatchObject({ state: 'delayed' });
+    expect(lines.at(-1)).toEqual({ truncated: 'rows', rows: 1 });
   });
 
   it('one job: detail, logs, timeline; and its flow', async () => {

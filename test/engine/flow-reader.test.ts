@@ -10,7 +10,14 @@ import {
 } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FlowProducer, ValidationError, Worker, type FlowJob, type JobNode } from 'oxmq';
+import {
+  FlowProducer,
+  redisStorage,
+  ValidationError,
+  Worker,
+  type FlowJob,
+  type JobNode,
+} from 'oxmq';
 import { readFlow, type ReadFlowOptions } from 'oxmq/internals';
 import { startRedis, type RedisServer } from '../setup/redis-server';
 import { useCleanup } from '../helpers/cleanup';
@@ -94,7 +101,11 @@ function open(prefix?: string, connection = redisOptions()): Sides {
     redis,
     ours,
     bull,
-    read: (opts) => readFlow(redis, (keys) => ours.scopeFor(keys), { prefix, ...opts }),
+    read: (opts) =>
+      readFlow(redisStorage.flows({ client: redis }), (keys) => ours.scopeFor(keys), {
+        prefix,
+        ...opts,
+      }),
     bullRead: async (opts) => (await bull.getFlow({ prefix, ...opts })) ?? undefined,
   };
 }

@@ -5,7 +5,7 @@
  * input refused with nothing written.
  */
 import { describe, expect, inject, it } from 'vitest';
-import { Queue, ValidationError, Worker, type Job } from 'oxmq';
+import { Queue, redisStorage, ValidationError, Worker, type Job } from 'oxmq';
 import { JobScheduler, type RepeatOptions } from 'oxmq/internals';
 import { startChildWorker, type ChildWorker } from '../helpers/child-worker';
 import { useCleanup } from '../helpers/cleanup';
@@ -483,7 +483,10 @@ describe('no double fire', () => {
     const fetched = (await queue.getJob(first.id))!;
     const fetchedCron = (await queue.getJob(cron.id))!;
     const clients = [1, 2, 3].map(() => track(rawClient()));
-    const schedulers = clients.map((client) => new JobScheduler(client, queue.keys, queue));
+    const schedulers = clients.map(
+      (client) =>
+        new JobScheduler(redisStorage.queue({ client, keys: queue.keys }).schedulers, queue),
+    );
     const outcomes = await Promise.all(schedulers.map((s) => s.nextIteration(fetched)));
     const cronOutcomes = await Promise.all(schedulers.map((s) => s.nextIteration(fetchedCron)));
     for (const results of [outcomes, cronOutcomes]) {

@@ -1,39 +1,53 @@
 /**
- * The storage seam from the outside: Queue and Worker build their storage with the `storage`
- * factory they are given (engine/backend/storage.ts), and everything they do goes through what
- * it returns. Here the factory wraps the Redis storage and records the backend calls made.
+ * The storage seam from the outside: Queue, Worker, FlowProducer and QueueEvents build their
+ * storage with the `storage` option they are given (engine/backend/storage.ts), and everything
+ * they do goes through what it returns. Here the storage wraps the Redis one and records the
+ * calls made on each interface.
  */
 import { describe, expect, it } from 'vitest';
 import {
   FlowProducer,
   Queue,
+  QueueEvents,
   redisStorage,
   ValidationError,
   Worker,
-  type QueueBackend,
+  type Storage,
   type StorageContext,
-  type StorageFactory,
 } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 
 const track = useCleanup();
 
-function recordingStorage(calls: string[], contexts: StorageContext[]): StorageFactory {
-  return (context) => {
-    contexts.push(context);
-    const real = redisStorage(context);
-    const backend = new Proxy(real.backend, {
-      get(target, property, receiver) {
-        const value: unknown = Reflect.get(target, property, receiver);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          calls.push(String(property));
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    }) as QueueBackend;
-    return { ...real, backend };
+/** Wraps `target` so that every method call is recorded as `<label>.<method>`. */
+function recorded<T extends object>(target: T, label: string, calls: string[]): T {
+  return new Proxy(target, {
+    get(object, property, receiver) {
+      const value: unknown = Reflect.get(object, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        calls.push(`${label}.${String(property)}`);
+        return (value as (...a: unknown[]) => unknown).apply(object, args);
+      };
+    },
+  });
+}
+
+function recordingStorage(calls: string[], contexts: StorageContext[]): Storage {
+  return {
+    queue(context) {
+      contexts.push(context);
+      const real = redisStorage.queue(context);
+      return {
+        backend: recorded(real.backend, 'backend', calls),
+        ops: recorded(real.ops, 'ops', calls),
+        groups: recorded(real.groups, 'groups', calls),
+        schedulers: recorded(real.schedulers, 'schedulers', calls),
+      };
+    },
+    flows: (context) => recorded(redisStorage.flows(context), 'flows', calls),
+    events: (context) => recorded(redisStorage.events(context), 'events', calls),
   };
 }
 
@@ -45,7 +59,7 @@ describe('the storage option', () => {
     const storage = recordingStorage(calls, contexts);
     const queue = track(new Queue(name, { connection: redisOptions(), storage }));
     const job = await queue.add('one', { n: 1 });
-    expect(calls).toContain('addJob');
+    expect(calls).toContain('backend.addJob');
 
     const done: string[] = [];
     const worker = track(
@@ -53,14 +67,14 @@ describe('the storage option', () => {
     );
     worker.on('completed', (finished) => done.push(finished.id!));
     await waitFor(() => done.includes(job.id!));
-    expect(calls).toEqual(expect.arrayContaining(['fetchNextJob', 'finishJob']));
+    expect(calls).toEqual(expect.arrayContaining(['backend.fetchNextJob', 'backend.finishJob']));
     expect(await queue.getJobState(job.id!)).toBe('completed');
     // The Queue's context has no blocking connection; the Worker's has its own.
     expect(contexts.map((context) => context.blockingClient === undefined)).toEqual([true, false]);
     expect(contexts.every((context) => context.keys.queueKey === `bull:${name}`)).toBe(true);
   });
 
-  it('gives the jobs a FlowProducer returns the storage the factory builds', async () => {
+  it("writes and reads a FlowProducer's flows, and its jobs, through the storage", async () => {
     const name = uniqueQueueName('storage-flow');
     const calls: string[] = [];
     const contexts: StorageContext[] = [];
@@ -76,19 +90,56 @@ describe('the storage option', () => {
       children: [{ name: 'child', queueName: name }],
     });
     await tree.children![0]!.job.updateProgress(10);
-    expect(calls).toContain('updateProgress');
+    const read = await flows.getFlow({ id: tree.job.id!, queueName: name });
+    expect(read?.children?.map((node) => node.job.name)).toEqual(['child']);
+    expect(calls).toEqual(['flows.addFlows', 'backend.updateProgress', 'flows.readTree']);
     expect(contexts.every((context) => context.keys.queueKey === `bull:${name}`)).toBe(true);
   });
 
-  it('refuses a storage that is not a factory', () => {
+  it("keeps a Queue's job schedulers in the storage's scheduler store", async () => {
+    const name = uniqueQueueName('storage-schedulers');
+    const calls: string[] = [];
+    const storage = recordingStorage(calls, []);
+    const queue = track(new Queue(name, { connection: redisOptions(), storage }));
+    await queue.upsertJobScheduler('tick', { every: 60_000 });
+    expect(await queue.getJobSchedulersCount()).toBe(1);
+    expect(await queue.removeJobScheduler('tick')).toBe(true);
+    expect(calls.filter((call) => call.startsWith('schedulers.'))).toEqual([
+      'schedulers.upsert',
+      'schedulers.count',
+      'schedulers.remove',
+    ]);
+  });
+
+  it("reads QueueEvents' events through the storage's event log reader", async () => {
+    const name = uniqueQueueName('storage-events');
+    const calls: string[] = [];
+    const events = track(
+      new QueueEvents(name, { connection: redisOptions(), storage: recordingStorage(calls, []) }),
+    );
+    await events.waitUntilReady();
+    const queue = track(new Queue(name, { connection: redisOptions() }));
+    const added = new Promise<string>((resolve) =>
+      events.once('added', ({ jobId }) => resolve(jobId)),
+    );
+    const job = await queue.add('seen', {});
+    expect(await added).toBe(job.id);
+    expect(calls.slice(0, 2)).toEqual(['events.lastId', 'events.read']);
+  });
+
+  it('refuses a storage that is not one', () => {
     const name = uniqueQueueName('storage-bad');
     expect(
       () => new Queue(name, { connection: redisOptions(), storage: 'redis' as never }),
     ).toThrow(ValidationError);
     expect(
       () => new Worker(name, async () => 1, { connection: redisOptions(), storage: 42 as never }),
-    ).toThrow(/storage must be a function/);
+    ).toThrow(/storage must be an object with the functions queue, flows and events/);
     expect(() => new FlowProducer({ connection: redisOptions(), storage: {} as never })).toThrow(
+      ValidationError,
+    );
+    const partial = { queue: redisStorage.queue, flows: redisStorage.flows } as never;
+    expect(() => new QueueEvents(name, { connection: redisOptions(), storage: partial })).toThrow(
       ValidationError,
     );
   });

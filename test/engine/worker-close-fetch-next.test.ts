@@ -5,7 +5,7 @@
  * (engine/backend/storage.ts) lets the test begin the close at exactly that moment.
  */
 import { describe, expect, it } from 'vitest';
-import { Queue, redisStorage, Worker, type QueueBackend, type StorageFactory } from 'oxmq';
+import { Queue, redisStorage, Worker, type QueueBackend, type Storage } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 
@@ -18,8 +18,8 @@ describe('closing with a fetched-along job', () => {
     const first = await queue.add('first', {});
     const made: { worker?: Worker } = {};
     let closing: Promise<void> | undefined;
-    const storage: StorageFactory = (context) => {
-      const real = redisStorage(context);
+    const queueStorage: Storage['queue'] = (context) => {
+      const real = redisStorage.queue(context);
       const backend = Object.create(real.backend) as QueueBackend;
       backend.finishJob = async (request) => {
         // The close begins after the completion (with its fetch-next) was decided and sent.
@@ -28,6 +28,7 @@ describe('closing with a fetched-along job', () => {
       };
       return { ...real, backend };
     };
+    const storage: Storage = { ...redisStorage, queue: queueStorage };
     const ran: string[] = [];
     let second: string | undefined;
     made.worker = track(

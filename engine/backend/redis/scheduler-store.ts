@@ -4,77 +4,29 @@
  * `Q repeat:<id>` (hash: the definition, docs/redis-keys.md).
  */
 import type { Redis } from 'ioredis';
-import { scriptKeys } from '../scripts/script-keys';
-import { OxmqError, UnexpectedReplyError } from '../errors';
-import type { QueueKeys } from '../keys';
-import { flatToRecord, runScript } from '../backend/redis/run-script';
-import type { SchedulerDefinition } from './repeat-options';
+import { UnexpectedReplyError } from '../../errors';
+import type { QueueKeys } from '../../keys';
+import { scriptKeys } from '../../scripts/script-keys';
+import {
+  JobSchedulerIdCollisionError,
+  JobSchedulerNotFoundError,
+  JobSchedulerPausedStateError,
+  JobSchedulerSlotsBusyError,
+  type NextIterationOutcome,
+  type NextIterationRequest,
+  type SchedulerStorage,
+  type StoredScheduler,
+  type UpsertRequest,
+} from '../scheduler-storage';
+import { flatToRecord, runScript } from './run-script';
 
-/** Cron scheduler: the next iteration's id belongs to a job that already exists (bullmq -10). */
-export class JobSchedulerIdCollisionError extends OxmqError {
-  readonly code = 'SCHEDULER_JOB_ID_COLLISION';
-}
-
-/** Every scheduler: 32 consecutive slots are taken by existing jobs (bullmq -11). */
-export class JobSchedulerSlotsBusyError extends OxmqError {
-  readonly code = 'SCHEDULER_JOB_SLOTS_BUSY';
-}
-
-/** Resume or edit of a scheduler that is not there (any more). */
-export class JobSchedulerNotFoundError extends OxmqError {
-  readonly code = 'SCHEDULER_NOT_FOUND';
-}
-
-/** Resume of a running scheduler, or edit of a paused one. */
-export class JobSchedulerPausedStateError extends OxmqError {
-  readonly code = 'SCHEDULER_PAUSED_STATE';
-}
-
-/** OxMQ-only fields of `Q repeat:<id>` while a scheduler is paused (bullmq ignores them). */
-export const PAUSED_AT_FIELD = 'oxmq.pausedAt';
-export const NEXT_COUNT_FIELD = 'oxmq.nextCount';
-
-/** Arguments of addJobScheduler: opts tables already in stored (short-key) form. */
-export interface UpsertRequest {
-  id: string;
-  /** Cron only: the first run, computed client-side. */
-  nextMillis?: number;
-  scheduler: SchedulerDefinition;
-  /** Template data as JSON text. */
-  data: string;
-  templateOpts: Record<string, unknown>;
-  jobOpts: Record<string, unknown>;
-  /** Write only if the scheduler exists and is running / paused (edit, resume). */
-  require?: 'running' | 'paused';
-}
-
-export interface NextIterationRequest {
-  id: string;
-  /** Id of the iteration a worker just fetched. */
-  producerId: string;
-  /** Cron only. */
-  nextMillis?: number;
-  opts: Record<string, unknown>;
-}
-
-/** Why updateJobScheduler created nothing (see the script's header). */
-export type NextIterationOutcome =
-  | { created: true; jobId: string }
-  | { created: false; reason: 'gone' | 'not-current' | 'taken' | 'ended' | 'paused' };
-
-export interface StoredScheduler {
-  hash: Record<string, string>;
-  /** Next run (score in `Q repeat`). */
-  next: number;
-}
-
-export class SchedulerStore {
+export class RedisSchedulerStorage implements SchedulerStorage {
   constructor(
     private readonly client: Redis,
     private readonly keys: QueueKeys,
   ) {}
 
-  schedulerKey(id: string): string {
+  private schedulerKey(id: string): string {
     return `${this.keys.repeat}:${id}`;
   }
 
