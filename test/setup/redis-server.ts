@@ -48,7 +48,7 @@ export interface RedisServer {
 }
 
 /** Spawns redis-server and resolves once it accepts connections on `port`. */
-async function launch(args: string[], port: number): Promise<ChildProcess> {
+export async function launch(args: string[], port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
@@ -87,7 +87,7 @@ async function launch(args: string[], port: number): Promise<ChildProcess> {
   return child;
 }
 
-async function terminate(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+export async function terminate(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill(signal);
