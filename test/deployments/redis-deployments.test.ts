@@ -7,9 +7,9 @@ import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startRedisCluster, type RedisCluster } from './redis-cluster';
-import { ask, until } from './redis-node';
-import { startRedisSentinel, type RedisSentinelDeployment } from './redis-sentinel';
+import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster';
+import { ask, until } from '../helpers/redis-node';
+import { startRedisSentinel, type RedisSentinelDeployment } from '../helpers/redis-sentinel';
 
 const START_MS = 30_000;
 const KEYS = 60;
