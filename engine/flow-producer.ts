@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { FlowRefusal, FlowStorage } from './backend/flow-storage';
 import { checkStorageOption, redisStorage, type Storage } from './backend/storage';
+import { assertClusterSafeParent, assertClusterSafeQueue } from './cluster-slots';
 import { connect, drop, release, type ManagedConnection } from './connection';
 import { DEFAULTS, FLOW_LIMITS } from './defaults';
 import {
@@ -281,6 +282,7 @@ export class FlowProducer extends EventEmitter {
       );
     }
     const keys = new QueueKeys(prefix, flow.queueName);
+    assertClusterSafeQueue(this.opts.connection, keys);
     const parent = parentIndex === undefined ? undefined : plan[parentIndex]!;
     const nodeOpts: JobsOptions = { ...(flow.opts ?? {}) };
     if (parent) {
@@ -297,6 +299,7 @@ export class FlowProducer extends EventEmitter {
     const defaults = opts.queuesOptions?.[flow.queueName]?.defaultJobOptions ?? {};
     const prepared = prepareJob(flow.name, flow.data, nodeOpts, defaults);
     const outside = !parent ? prepared.opts.parent : undefined;
+    assertClusterSafeParent(this.opts.connection, keys, prepared.opts.parent?.queue);
     if (this.clusterSafe && outside && !isQueueKeyUnder(outside.queue, this.prefix)) {
       throw new ValidationError(
         `the parent of "${flow.name}" is in "${outside.queue}", outside this cluster flow's prefix "${this.prefix}"`,

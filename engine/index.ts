@@ -72,7 +72,7 @@ export * from './errors';
 export type { JobsOptions, BackoffOptions, KeepJobs } from './job-options';
 export type { QueueOptions, QueueBaseOptions } from './queue-options';
 export type { WorkerOptions, RateLimiterOptions } from './worker-options';
-export type { ConnectionOptions } from './connection';
+export type { ConnectionOptions, RedisClient } from './connection';
 export type { JobState, JobStateReply, CleanState } from './backend/queue-operations';
 export { DEFAULTS } from './defaults';
 export { OXMQ_VERSION } from './version';

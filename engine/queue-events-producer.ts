@@ -2,6 +2,7 @@
  * QueueEventsProducer: publishes custom events on a queue's events stream, where QueueEvents
  * (OxMQ's or bullmq's) emit them under their `eventName` like the built-in ones.
  */
+import { assertClusterSafeQueue } from './cluster-slots';
 import {
   connect,
   drop,
@@ -35,6 +36,7 @@ export class QueueEventsProducer {
       throw new ValidationError('QueueEventsProducer needs a connection option');
     }
     this.keys = new QueueKeys(opts.prefix ?? DEFAULTS.prefix, name);
+    assertClusterSafeQueue(opts.connection, this.keys);
     this.qualifiedName = this.keys.queueKey;
     this.connection = connect(opts.connection);
   }

@@ -9,6 +9,7 @@
 import { EventEmitter } from 'node:events';
 import type { EventLogEntry, EventLogReader } from './backend/event-log';
 import { checkStorageOption, redisStorage, type Storage } from './backend/storage';
+import { assertClusterSafeQueue, hashTaggedName } from './cluster-slots';
 import { connect, type ConnectionOptions, type ManagedConnection } from './connection';
 import { DEFAULTS } from './defaults';
 import { ClosedError, ValidationError } from './errors';
@@ -33,6 +34,8 @@ export interface QueueEventsOptions {
   skipWaitingForReady?: boolean;
   /** OxMQ: where the event log is read from (engine/backend/storage.ts). Default: Redis. */
   storage?: Storage;
+  /** OxMQ: the queue's name is hash-tagged for Redis Cluster, as Queue's option of that name. */
+  clusterHashTags?: boolean;
 }
 
 /** Payload of every stream event: its fields without `event`, as strings unless converted. */
@@ -100,8 +103,11 @@ export class QueueEvents extends EventEmitter {
   /** The Redis key of `type` in this queue, as bullmq's toKey. */
   readonly toKey = (type: string): string => this.keys.base + type;
 
+  /** The queue's name (with clusterHashTags, the hash-tagged one). */
+  readonly name: string;
+
   constructor(
-    readonly name: string,
+    name: string,
     readonly opts: QueueEventsOptions,
   ) {
     super();
@@ -110,12 +116,14 @@ export class QueueEvents extends EventEmitter {
     }
     checkStorageOption(opts.storage);
     this.prefix = opts.prefix ?? DEFAULTS.prefix;
-    this.keys = new QueueKeys(this.prefix, name);
+    this.name = opts.clusterHashTags ? hashTaggedName(this.prefix, name) : name;
+    this.keys = new QueueKeys(this.prefix, this.name);
+    assertClusterSafeQueue(opts.connection, this.keys);
     this.blockingTimeout = opts.blockingTimeout ?? DEFAULTS.queueEvents.blockingTimeout;
     this.lastEventId = opts.lastEventId ?? '$';
     // The name bullmq's queue.getQueueEvents() looks for (docs/redis-keys.md). ioredis sets it on every
     // (re)connect, so it survives a Redis restart.
-    const connectionName = `${this.prefix}:${Buffer.from(name).toString('base64')}:qe`;
+    const connectionName = `${this.prefix}:${Buffer.from(this.name).toString('base64')}:qe`;
     this.connection = connect(opts.connection, { blocking: true, connectionName });
     // Without a listener ioredis would print every reconnect failure; forward them instead.
     this.connection.client.on('error', (error: Error) => this.emitError(error));

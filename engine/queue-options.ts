@@ -28,6 +28,13 @@ export interface QueueBaseOptions {
    * must pass the backend conformance suite.
    */
   storage?: Storage;
+  /**
+   * OxMQ, for Redis Cluster: wrap the queue name in a hash tag (`email` → `{email}`, keys
+   * `bull:{email}:...`) unless the prefix or name already carries one, so that all of a queue's
+   * keys share one slot (docs/scaling.md). The queue's `name` is the wrapped one: bullmq
+   * producers and workers of the same queue use `{email}` as its name.
+   */
+  clusterHashTags?: boolean;
 }
 
 export interface QueueOptions extends QueueBaseOptions {

@@ -16,6 +16,7 @@ import type {
 import type { Metrics, QueueBackend } from './backend/queue-backend';
 import type { SchedulerStorage } from './backend/scheduler-storage';
 import { exportQueuePrometheusMetrics } from './admin/prometheus/queue-export';
+import { assertClusterSafeParent, assertClusterSafeQueue, hashTaggedName } from './cluster-slots';
 import { connect, drop, release, untilDisconnected, type ManagedConnection } from './connection';
 import { DEFAULTS } from './defaults';
 import { ClosedError, ValidationError } from './errors';
@@ -84,8 +85,11 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   /** The Redis key of `type` in this queue (`toKey('wait')` is `<prefix>:<name>:wait`). */
   readonly toKey = (type: string): string => this.keys.base + type;
 
+  /** The queue's name (with clusterHashTags, the hash-tagged one). */
+  readonly name: string;
+
   constructor(
-    readonly name: string,
+    name: string,
     readonly opts: QueueOptions,
   ) {
     super();
@@ -102,10 +106,12 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     }
     checkStorageOption(opts.storage);
     this.prefix = opts.prefix ?? DEFAULTS.prefix;
-    this.keys = new QueueKeys(this.prefix, name);
+    this.name = opts.clusterHashTags ? hashTaggedName(this.prefix, name) : name;
+    this.keys = new QueueKeys(this.prefix, this.name);
     this.tracer = tracerFor(opts.telemetry);
     this.defaultJobOptions = resolveOptionAliases({ ...(opts.defaultJobOptions ?? {}) });
     if (opts.defaultJobOptions) validateJobOptions(this.defaultJobOptions);
+    assertClusterSafeQueue(opts.connection, this.keys);
     this.connection = connect(opts.connection);
     this.connection.client.on('error', (error: Error) => this.emitError(error));
     const storage = (opts.storage ?? redisStorage).queue({
@@ -175,7 +181,9 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   }
 
   private prepareJob(name: string, data: unknown, opts?: JobsOptions): PreparedJob {
-    return prepareJob(name, data, opts, this.defaultJobOptions);
+    const prepared = prepareJob(name, data, opts, this.defaultJobOptions);
+    assertClusterSafeParent(this.opts.connection, this.keys, prepared.opts.parent?.queue);
+    return prepared;
   }
 
   private toJob(

@@ -41,8 +41,9 @@ const WORKER_OPTIONS = new Set([
   'useWorkerThreads',
   'workerForkOptions',
   'workerThreadsOptions',
-  // OxMQ: the storage factory (engine/backend/storage.ts).
+  // OxMQ: the storage (engine/backend/storage.ts), hash-tagged names for Redis Cluster.
   'storage',
+  'clusterHashTags',
   // bullmq options with nothing to do here: a Worker always has its own blocking connection,
   // OxMQ checks no Redis version and never queues commands behind a readiness wait.
   'blockingConnection',

@@ -3,7 +3,7 @@
  * exactly what a bullmq producer would have written. The options are a deliberately small set
  * (what an operator sets by hand); anything else belongs in code.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import type { JobsOptions } from '../job-options';
 import { queueHandle } from './queue-handle';
 
@@ -24,7 +24,7 @@ export interface ConsoleNewJob {
 
 /** Returns the id of the added job (an existing job's id when `jobId` was already taken). */
 export async function addJobFromConsole(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   queueName: string,
   job: ConsoleNewJob,

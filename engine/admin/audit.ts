@@ -10,7 +10,7 @@
  * they get a stream of their own (and a throttle: recordAudit in lib/server/oxmq.ts), so a
  * viewer's flood of refused POSTs can never push the history of real actions out.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 
 export const AUDIT_STREAM_KEY = 'oxmq:audit';
 export const AUDIT_REFUSED_STREAM_KEY = 'oxmq:audit:refused';
@@ -73,7 +73,7 @@ export interface AuditPage {
 export const AUDIT_ID_PATTERN = /^\d{1,20}-\d{1,20}$/;
 
 export async function appendAudit(
-  client: Redis,
+  client: RedisClient,
   record: AuditRecord,
   opts: { key?: string; maxLen?: number; retentionMs?: number; now?: number } = {},
 ): Promise<string> {
@@ -110,7 +110,7 @@ export async function appendAudit(
 
 /** Drops entries older than the retention (XADD trims by one strategy only: count). */
 async function trimByAge(
-  client: Redis,
+  client: RedisClient,
   key: string,
   retentionMs: number,
   now = Date.now(),
@@ -122,7 +122,7 @@ async function trimByAge(
 }
 
 export async function readAudit(
-  client: Redis,
+  client: RedisClient,
   opts: { before?: string; count?: number; key?: string } = {},
 ): Promise<AuditPage> {
   const count = Math.max(

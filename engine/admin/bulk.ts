@@ -17,7 +17,7 @@
  * is `examined` of `total`, with `done` the jobs acted on.
  */
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import type { Job } from '../job';
 import type { Queue } from '../queue';
 import { bulkFilterMatcher, type BulkFilter } from './error-group-filter';
@@ -71,7 +71,7 @@ export class BulkActionStateError extends Error {
 export { BULK_ACTION_STATES, BULK_ACTIONS, type BulkAction } from './bulk-states';
 
 export async function createBulkOp(
-  client: Redis,
+  client: RedisClient,
   input: {
     prefix: string;
     name: string;
@@ -109,13 +109,13 @@ export async function createBulkOp(
   return op;
 }
 
-export async function getBulkOp(client: Redis, id: string): Promise<BulkOperation | null> {
+export async function getBulkOp(client: RedisClient, id: string): Promise<BulkOperation | null> {
   // A fixed, small hash (the fields of BulkOperation): HGETALL is bounded here.
   const raw = await client.hgetall(bulkKey(id));
   return raw.id ? parse(raw) : null;
 }
 
-export async function cancelBulkOp(client: Redis, id: string): Promise<BulkOperation | null> {
+export async function cancelBulkOp(client: RedisClient, id: string): Promise<BulkOperation | null> {
   const op = await getBulkOp(client, id);
   if (!op) return null;
   if (op.status === 'running') {
@@ -131,7 +131,7 @@ export async function cancelBulkOp(client: Redis, id: string): Promise<BulkOpera
  * so how many jobs a filter acted on says nothing about a redacted value.
  */
 export async function runBulkChunk(
-  client: Redis,
+  client: RedisClient,
   id: string,
   chunk: number = BULK_LIMITS.defaultChunk,
   redaction: RedactionRules = DEFAULT_REDACTION,

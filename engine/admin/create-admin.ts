@@ -10,7 +10,7 @@
  * view, so what a caller shows or counts never depends on a redacted value. The one exception is
  * `jobs.storedData`, named for it.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 /* eslint-disable @typescript-eslint/no-unused-vars -- not used in code: imported so that the
    declarations TypeScript writes for createAdmin's inferred type name these types by their own
    modules. Without an import in scope it names them through the engine's directory ('..'),
@@ -98,7 +98,7 @@ export interface AdminOptions {
 export type AdminScanOptions = Omit<JobScanOptions, 'redaction' | 'withData'>;
 
 /** Refuses options a caller could not mean, before any call reaches Redis. */
-function checkOptions(client: Redis, options: AdminOptions): void {
+function checkOptions(client: RedisClient, options: AdminOptions): void {
   if (!client || typeof client.pipeline !== 'function') {
     throw new ValidationError('createAdmin needs a Redis client');
   }
@@ -118,7 +118,7 @@ function checkOptions(client: Redis, options: AdminOptions): void {
   }
 }
 
-export function createAdmin(client: Redis, options: AdminOptions) {
+export function createAdmin(client: RedisClient, options: AdminOptions) {
   checkOptions(client, options);
   const { prefixes, oldBacklogMinutes } = options;
   const rules = (): RedactionRules =>
@@ -127,7 +127,7 @@ export function createAdmin(client: Redis, options: AdminOptions) {
       : (options.redaction ?? DEFAULT_REDACTION);
   // Binds the client as first argument, keeping the function's own parameter names and types.
   const bind =
-    <A extends unknown[], R>(fn: (client: Redis, ...rest: A) => R) =>
+    <A extends unknown[], R>(fn: (client: RedisClient, ...rest: A) => R) =>
     (...rest: A) =>
       fn(client, ...rest);
 

@@ -3,7 +3,7 @@
  * look at them, computed from a handful of bounded reads (counts, meta, limiter TTL, workers,
  * the one next-due delayed job).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import { queueHandle } from './queue-handle';
 
 export type DiagnosisCode =
@@ -37,7 +37,7 @@ export interface QueueDiagnosis {
 }
 
 export async function diagnoseQueue(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
 ): Promise<QueueDiagnosis> {

@@ -11,7 +11,7 @@
  * rank, so failures that arrive meanwhile (they rank first) and jobs retried meanwhile do not
  * shift the scan; only when that job itself has left the set does it fall back to the offset.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import { QueueKeys } from '../keys';
 import {
   byCount,
@@ -67,7 +67,7 @@ const CURSOR = /^(\d{1,15}):(.+)$/s;
 const READ_FIELDS = ['failedReason', 'finishedOn', 'timestamp'] as const;
 
 /** `<offset>:<id>` → where the next call starts, or a typed error for a malformed cursor. */
-async function resumeAt(client: Redis, failedKey: string, cursor: string): Promise<number> {
+async function resumeAt(client: RedisClient, failedKey: string, cursor: string): Promise<number> {
   const parsed = CURSOR.exec(cursor);
   if (!parsed) throw new ErrorGroupCursorError(`Not an error-group cursor: ${cursor.slice(0, 40)}`);
   const rank = await client.zrevrank(failedKey, parsed[2]!);
@@ -85,7 +85,7 @@ function shorten(text: string): string {
 }
 
 export async function groupFailedJobs(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   opts: ErrorGroupScanOptions = {},

@@ -3,7 +3,7 @@
  * HEXISTS over the queues' job hashes, then the state of each hit. Job ids are only unique
  * within a queue, so the answer is a list.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import { QueueKeys } from '../keys';
 import { isPlainJobId } from './job-id';
 import { queueHandle } from './queue-handle';
@@ -21,7 +21,7 @@ export interface JobLocation {
 export const FIND_JOB_MAX_QUEUES = 1_000;
 
 export async function findJobEverywhere(
-  client: Redis,
+  client: RedisClient,
   queues: readonly QueueRef[],
   id: string,
 ): Promise<JobLocation[]> {

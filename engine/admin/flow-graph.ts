@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import { DEFAULTS } from '../defaults';
 import { ValidationError } from '../errors';
 import {
@@ -74,7 +74,7 @@ export interface FlowGraphOptions {
 
 /** A bounded view of the flow under one job; undefined when that job does not exist. */
 export async function getFlowGraph(
-  client: Redis,
+  client: RedisClient,
   opts: FlowGraphOptions,
 ): Promise<FlowGraph | undefined> {
   if (!opts || typeof opts !== 'object') throw new ValidationError('getFlowGraph needs options');
@@ -123,7 +123,7 @@ export interface FlowChildrenPage {
  * fewer than `count` children (even none) while a cursor remains.
  */
 export async function getFlowChildren(
-  client: Redis,
+  client: RedisClient,
   opts: FlowChildrenOptions,
 ): Promise<FlowChildrenPage> {
   if (!opts || typeof opts !== 'object') throw new ValidationError('getFlowChildren needs options');
@@ -171,7 +171,7 @@ export interface ExpandedFlow {
 
 /** Continues a graph below many nodes at once (e.g. its whole last level), one round trip a level. */
 export async function expandFlowGraph(
-  client: Redis,
+  client: RedisClient,
   opts: ExpandFlowOptions,
 ): Promise<ExpandedFlow> {
   if (!opts || typeof opts !== 'object' || !Array.isArray(opts.parents))
@@ -226,7 +226,7 @@ interface Walked {
 }
 
 async function walk(
-  client: Redis,
+  client: RedisClient,
   start: WalkItem[],
   limits: WalkLimits,
   redaction?: RedactionRules,
@@ -339,7 +339,7 @@ export interface FlowRoot {
 
 /** Climbs `parentKey` links from a job to the root of its flow, one HMGET per level. */
 export async function rootOf(
-  client: Redis,
+  client: RedisClient,
   jobKey: string,
   opts: { maxHops?: number } = {},
 ): Promise<FlowRoot | undefined> {

@@ -4,7 +4,7 @@
  * (the engine's pauseGroup / resumeGroup / set and remove concurrency and rate limit, which
  * validate their input and throw ValidationError).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import type { GroupInfo } from '../backend/queue-operations';
 import { OxmqError } from '../errors';
 import { validateGroupId } from '../job-options';
@@ -34,7 +34,7 @@ export class GroupNotFoundError extends OxmqError {
 }
 
 export async function listGroups(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   opts: { cursor: string; count: number },
@@ -54,7 +54,7 @@ export async function listGroups(
  * on groups it listed.
  */
 export async function actOnGroup(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   groupId: string,

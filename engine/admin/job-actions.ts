@@ -3,7 +3,7 @@
  * mean exactly what they mean for a bullmq user. Each answers false when the job does not exist;
  * engine errors (a job in the wrong state, a locked job) are thrown for the caller to map.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import type { JobsOptions } from '../job-options';
 import { queueHandle } from './queue-handle';
 import { acceptedJobOptions } from '../job-option-names';
@@ -22,7 +22,7 @@ export class JobActionStateError extends Error {
 }
 
 export async function runJobAction(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   queueName: string,
   jobId: string,
@@ -64,7 +64,7 @@ export async function runJobAction(
  * original does not exist.
  */
 export async function duplicateJob(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   queueName: string,
   jobId: string,

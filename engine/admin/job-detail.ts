@@ -4,7 +4,7 @@
  * and one page of each kind of child. Values come back as stored; the console's server module
  * redacts them before they leave the server.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import type { JobStateReply } from '../backend/queue-operations';
 import { parseJobKey } from '../job-ref';
 import { traceIdOf } from '../telemetry/trace-id';
@@ -58,7 +58,7 @@ export function jobLinkOf(key: string | undefined): JobLinkRef | null {
 
 /** undefined when the job does not exist. */
 export async function getJobDetail(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   queueName: string,
   jobId: string,
@@ -102,7 +102,7 @@ export interface JobLogPage {
 
 /** The newest lines: page 1 is the last `pageSize` lines, page 2 the ones before, and so on. */
 export async function getJobLogPage(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   queueName: string,
   jobId: string,
@@ -132,7 +132,7 @@ export interface JobChildrenPage {
 
 /** The first page of each kind of child, with the totals; the flow graph pages further. */
 export async function getJobChildren(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   queueName: string,
   jobId: string,

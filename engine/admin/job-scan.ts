@@ -9,7 +9,7 @@
  * Offsets from the end a walk started at move when workers change the state meanwhile, so a walk
  * of a busy state may skip or repeat a job: it reports how far it looked, not an exact census.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import { Job } from '../job';
 import { fieldsFor, windowMatcher, type JobFilter, type WindowMatcher } from './job-search';
 import { readJobWindow, type ScanOrder } from './job-window';
@@ -78,7 +78,7 @@ export function readPlan(
 }
 
 export async function* scanJobs(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   opts: JobScanOptions,

@@ -15,7 +15,7 @@
  * Offsets into a list that workers change meanwhile may skip or repeat a job; the answer says how
  * far it looked instead of pretending to be exact.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import { Job } from '../job';
 import { JOB_LIST_LIMITS, toJobRow, type JobRow } from './jobs';
 import { readJobWindow, type ScanOrder, type WindowEntry } from './job-window';
@@ -184,7 +184,7 @@ function clampTo(value: number | undefined, fallback: number, max: number): numb
 }
 
 export async function searchJobs(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   opts: JobSearchOptions,

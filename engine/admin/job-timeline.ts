@@ -5,7 +5,7 @@
  * examined. The answer says whether the stream still reaches back to the job's creation: when it
  * does not, the oldest steps come from the hash alone (only `added`, from `timestamp`).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import { QueueKeys } from '../keys';
 
 export const JOB_TIMELINE_DEFAULTS = {
@@ -102,7 +102,7 @@ function detailOf(event: string, fields: Map<string, string>): string | undefine
 }
 
 export async function getJobTimeline(
-  client: Redis,
+  client: RedisClient,
   opts: JobTimelineOptions,
 ): Promise<JobTimeline> {
   const key = new QueueKeys(opts.prefix, opts.queueName).events;

@@ -3,7 +3,7 @@
  * list or sorted set, and the asked fields of each job, sized in Redis so a huge job is passed
  * over instead of copied. The console's search and export walk a state window by window.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import { runScript } from '../backend/redis/run-script';
 import { QueueKeys } from '../keys';
 import { scriptKeys } from '../scripts/script-keys';
@@ -64,7 +64,7 @@ function startEnd(state: QueueCountState, order: ScanOrder): 'head' | 'tail' {
 }
 
 export async function readJobWindow(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   request: WindowRequest,

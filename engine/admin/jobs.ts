@@ -5,7 +5,7 @@
  * through its redacted view (redacted-views.ts).
  */
 import { isPlainJobId } from './job-id';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import type { Job } from '../job';
 import type { QueueCountState } from './queues';
 import { queueHandle } from './queue-handle';
@@ -69,7 +69,7 @@ export function toJobRow(job: Job): JobRow {
 }
 
 export async function listJobs(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   opts: { state: QueueCountState; page: number; pageSize: number },
@@ -92,7 +92,7 @@ export async function listJobs(
 }
 
 export async function findJob(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   id: string,

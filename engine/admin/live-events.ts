@@ -4,7 +4,7 @@
  * bounded number of entries per stream. The caller owns the cursors and the connection, which
  * must be a dedicated one: XREAD BLOCK holds it for the whole wait.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import { QueueKeys } from '../keys';
 import type { QueueRef } from './queues';
 
@@ -37,7 +37,7 @@ export function eventsKey(queue: QueueRef): string {
  * per queue.
  */
 export async function latestEventIds(
-  client: Redis,
+  client: RedisClient,
   queues: readonly QueueRef[],
 ): Promise<string[]> {
   if (queues.length === 0) return [];
@@ -57,7 +57,7 @@ export async function latestEventIds(
  * batches that have entries (none after a timeout). Advance the cursors to each batch's last id.
  */
 export async function readQueueEvents(
-  client: Redis,
+  client: RedisClient,
   cursors: readonly { queue: QueueRef; after: string }[],
   opts: { blockMs?: number; countPerStream?: number } = {},
 ): Promise<LiveEventBatch[]> {

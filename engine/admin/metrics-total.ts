@@ -4,7 +4,7 @@
  * only by workers started with the `metrics` option); queues that keep none add nothing and are
  * counted apart, so the chart can say how many queues it covers.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import { clampMinutes, getQueueMetrics, type MetricsTimeline } from './metrics';
 import type { QueueRef } from './queues';
 
@@ -20,7 +20,7 @@ export interface TotalThroughput {
 
 /** Two metrics reads per queue (metrics.ts), all queues at once. */
 export async function getTotalThroughput(
-  client: Redis,
+  client: RedisClient,
   queues: readonly QueueRef[],
   opts: { minutes?: number } = {},
 ): Promise<TotalThroughput> {

@@ -8,7 +8,7 @@
  * pushes the delta (attributed to P) and M-P-1 zeros above it, then sets prevTS to now. So the
  * head of the list is the minute before prevTS's minute, and jobs since then are `pending`.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import type { Metrics } from '../backend/queue-backend';
 import { queueHandle } from './queue-handle';
 import type { QueueRef } from './queues';
@@ -50,7 +50,7 @@ export function clampMinutes(minutes: number | undefined): number {
 }
 
 export async function getQueueMetrics(
-  client: Redis,
+  client: RedisClient,
   queue: QueueRef,
   opts: { minutes?: number } = {},
 ): Promise<QueueMetrics> {

@@ -11,7 +11,7 @@
  *   for three intervals), or its last beat is older than two of its intervals. One
  *   ZRANGEBYSCORE (oldest first, capped) and one pipeline of HGETs of the candidates' interval.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import type { QueueKeys } from '../keys';
 import { HEARTBEAT_INDEX_KEEP_MS } from '../worker/heartbeat';
 import { workerRecordKey, workersIndexKey } from '../worker/heartbeat-keys';
@@ -35,7 +35,7 @@ export interface RecentStalls {
 }
 
 export async function recentStalls(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   now: number,
 ): Promise<RecentStalls> {
@@ -69,7 +69,7 @@ export interface MissingWorker {
 }
 
 export async function missingWorkers(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   now: number,
 ): Promise<MissingWorker[]> {

@@ -7,15 +7,15 @@
  * listener each new Queue adds is removed again: the owner of the shared client (the console's
  * server module) already handles that client's errors.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import { Queue } from '../queue';
 
-const handles = new WeakMap<Redis, Map<string, Queue>>();
+const handles = new WeakMap<RedisClient, Map<string, Queue>>();
 
 /** Upper bound of cached handles per client; beyond it the oldest is dropped (and closed). */
 export const MAX_QUEUE_HANDLES = 5_000;
 
-export function queueHandle(client: Redis, prefix: string, name: string): Queue {
+export function queueHandle(client: RedisClient, prefix: string, name: string): Queue {
   let byQueue = handles.get(client);
   if (!byQueue) {
     byQueue = new Map();

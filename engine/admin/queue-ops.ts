@@ -2,7 +2,7 @@
  * Queue-wide operations and limit tuning for the console's queue page, thin
  * over the engine's Queue so they mean exactly what bullmq's methods mean.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import type { CleanState } from '../backend/queue-operations';
 import { queueHandle } from './queue-handle';
 
@@ -10,7 +10,7 @@ import { queueHandle } from './queue-handle';
 export const CLEAN_LIMIT = 10_000;
 
 export async function drainQueue(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   delayed: boolean,
@@ -19,7 +19,7 @@ export async function drainQueue(
 }
 
 export async function cleanQueue(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   opts: { state: CleanState | 'waiting'; graceMs: number; limit?: number },
@@ -29,7 +29,7 @@ export async function cleanQueue(
 }
 
 export async function obliterateQueue(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   force: boolean,
@@ -45,7 +45,7 @@ export interface QueueLimits {
 }
 
 export async function getQueueLimits(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
 ): Promise<QueueLimits> {
@@ -60,7 +60,7 @@ export async function getQueueLimits(
 
 /** null removes a limit; undefined leaves it as it is. */
 export async function setQueueLimits(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   input: {

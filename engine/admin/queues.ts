@@ -6,7 +6,7 @@
  * says whether it saw the whole keyspace. Overviews reuse the engine's Queue methods, so counts
  * mean exactly what bullmq's getJobCounts means.
  */
-import type { Redis } from 'ioredis';
+import { isCluster, type RedisClient } from '../connection';
 import type { Metrics } from '../backend/queue-backend';
 import type { WorkerInfo } from '../queue';
 import { queueHandle } from './queue-handle';
@@ -46,7 +46,7 @@ export function escapeGlob(text: string): string {
 }
 
 export async function listQueues(
-  client: Redis,
+  client: RedisClient,
   prefixes: readonly string[],
   opts: ListQueuesOptions = {},
 ): Promise<QueueList> {
@@ -56,27 +56,31 @@ export async function listQueues(
   let scanned = 0;
   let complete = true;
 
+  // SCAN walks one server's keys: on a Cluster, every master holds part of the queues.
+  const servers = isCluster(client) ? client.nodes('master') : [client];
   for (const prefix of prefixes) {
-    const pattern = `${escapeGlob(prefix)}:*:meta`;
-    let cursor = '0';
-    let finished = false;
-    while (scanned < maxScan) {
-      const count = Math.min(scanCount, maxScan - scanned);
-      const [next, keys] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', count);
-      scanned += count;
-      for (const key of keys) {
-        const name = key.slice(prefix.length + 1, -':meta'.length);
-        // Queue names cannot contain ':'; a longer match is some other key ending in :meta.
-        if (name === '' || name.includes(':')) continue;
-        found.set(`${prefix}\u0000${name}`, { prefix, name });
+    for (const server of servers) {
+      const pattern = `${escapeGlob(prefix)}:*:meta`;
+      let cursor = '0';
+      let finished = false;
+      while (scanned < maxScan) {
+        const count = Math.min(scanCount, maxScan - scanned);
+        const [next, keys] = await server.scan(cursor, 'MATCH', pattern, 'COUNT', count);
+        scanned += count;
+        for (const key of keys) {
+          const name = key.slice(prefix.length + 1, -':meta'.length);
+          // Queue names cannot contain ':'; a longer match is some other key ending in :meta.
+          if (name === '' || name.includes(':')) continue;
+          found.set(`${prefix}\u0000${name}`, { prefix, name });
+        }
+        cursor = next;
+        if (cursor === '0') {
+          finished = true;
+          break;
+        }
       }
-      cursor = next;
-      if (cursor === '0') {
-        finished = true;
-        break;
-      }
+      if (!finished) complete = false;
     }
-    if (!finished) complete = false;
   }
 
   const queues = [...found.values()].sort(
@@ -152,12 +156,16 @@ export interface QueueOverviewOptions {
 }
 
 /** Whether the queue's meta hash exists: the console never creates keys for a mistyped name. */
-export async function queueExists(client: Redis, prefix: string, name: string): Promise<boolean> {
+export async function queueExists(
+  client: RedisClient,
+  prefix: string,
+  name: string,
+): Promise<boolean> {
   return (await client.exists(queueHandle(client, prefix, name).keys.meta)) === 1;
 }
 
 export async function getQueueOverview(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   opts: QueueOverviewOptions = {},
@@ -226,7 +234,7 @@ export async function getQueueOverview(
  * long the list is.
  */
 async function oldestWaitingTimestamp(
-  client: Redis,
+  client: RedisClient,
   waitKey: string,
   jobKeyBase: string,
 ): Promise<number | null> {
@@ -238,7 +246,7 @@ async function oldestWaitingTimestamp(
 
 /** Overviews of many queues with one CLIENT LIST for all of them, not one per queue. */
 export async function getQueueOverviews(
-  client: Redis,
+  client: RedisClient,
   queues: readonly QueueRef[],
   opts: Omit<QueueOverviewOptions, 'workers'> = {},
 ): Promise<QueueOverview[]> {
@@ -292,10 +300,14 @@ function numberOrNull(value: unknown): number | null {
 }
 
 /** Pauses a queue (bullmq 6 semantics: a meta flag plus a `paused` event). */
-export async function pauseQueue(client: Redis, prefix: string, name: string): Promise<void> {
+export async function pauseQueue(client: RedisClient, prefix: string, name: string): Promise<void> {
   await queueHandle(client, prefix, name).pause();
 }
 
-export async function resumeQueue(client: Redis, prefix: string, name: string): Promise<void> {
+export async function resumeQueue(
+  client: RedisClient,
+  prefix: string,
+  name: string,
+): Promise<void> {
   await queueHandle(client, prefix, name).resume();
 }

@@ -4,7 +4,7 @@
  * and JobScheduler, so an action means what `upsertJobScheduler` / `removeJobScheduler` and
  * OxMQ's pause / resume mean (engine/job-scheduler.ts, docs/redis-keys.md).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import type { JobStateReply } from '../backend/queue-operations';
 import {
   JobSchedulerNotFoundError,
@@ -71,7 +71,7 @@ async function iteration(
 
 /** One page of schedulers, soonest next run first (paused ones, whose score is past, lead). */
 export async function listSchedulers(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   opts: { page: number; pageSize: number },
@@ -134,7 +134,7 @@ export async function listSchedulers(
  * and its pending iteration as they are. Returns the new job's id.
  */
 export async function runSchedulerNow(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   schedulerId: string,
@@ -148,7 +148,7 @@ export async function runSchedulerNow(
 }
 
 export async function pauseScheduler(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   schedulerId: string,
@@ -159,7 +159,7 @@ export async function pauseScheduler(
 
 /** Resumes a paused scheduler; answers its next run (ms). */
 export async function resumeScheduler(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   schedulerId: string,
@@ -174,7 +174,7 @@ export async function resumeScheduler(
  * `repeat.count` carries over, so `limit` keeps counting. Answers the next run (ms).
  */
 export async function editSchedulerRepeat(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   schedulerId: string,
@@ -199,7 +199,7 @@ export async function editSchedulerRepeat(
 }
 
 export async function removeScheduler(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   schedulerId: string,

@@ -2,7 +2,7 @@
  * Actions on a selection of job ids (the queue page's multi-select): at most
  * SELECTION_LIMIT ids per call, each acted on by itself, with a per-id outcome.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import { actOn, type BulkAction } from './bulk';
 import { isPlainJobId } from './job-id';
 import { queueHandle } from './queue-handle';
@@ -17,7 +17,7 @@ export interface SelectionResult {
 }
 
 export async function actOnSelection(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   action: BulkAction,

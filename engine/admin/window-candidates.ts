@@ -4,7 +4,7 @@
  * a scan of a big state costs; the jobs that pass that look get their other fields here, sized
  * first like the window's, in one pipeline each way. A search that matches little reads little.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import { QueueKeys } from '../keys';
 
 export interface FieldSet {
@@ -34,7 +34,7 @@ export interface CompletedCandidates {
 }
 
 export async function completeCandidates(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   candidates: readonly Candidate[],

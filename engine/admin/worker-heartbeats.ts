@@ -3,7 +3,7 @@
  * sends them through Redis (quiet, resume, cancel a job). bullmq workers write no heartbeat:
  * listWorkers (workers.ts) sees every connected worker of either library, this sees OxMQ's.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import type { CancelRequestOutcome } from '../backend/queue-operations';
 import { commandWorker, requestJobCancel } from '../backend/redis/worker-requests';
 import { QueueKeys } from '../keys';
@@ -57,7 +57,7 @@ export const WORKER_HEARTBEAT_LIMITS = { defaultLimit: 100, maxLimit: 1_000 } as
 
 /** Live OxMQ workers of one queue, most recent heartbeat first, at most `limit`. */
 export async function listWorkerHeartbeats(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   queue: string,
   { limit = WORKER_HEARTBEAT_LIMITS.defaultLimit }: { limit?: number } = {},
@@ -127,7 +127,7 @@ function jobIds(value: string | undefined): string[] {
  * False when no live OxMQ worker of the queue has that id.
  */
 export function quietWorker(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   queue: string,
   workerId: string,
@@ -137,7 +137,7 @@ export function quietWorker(
 
 /** Undoes quietWorker on the worker's next heartbeat; false when no such live worker. */
 export function resumeWorker(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   queue: string,
   workerId: string,
@@ -147,7 +147,7 @@ export function resumeWorker(
 
 /** queue.cancelJob for the console: asks the OxMQ worker running the job to cancel it. */
 export function cancelActiveJob(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   queue: string,
   jobId: string,

@@ -9,7 +9,7 @@
  * not match (NAT, a proxy, an OxMQ worker without that field) a connection with the same worker
  * name is taken instead, the one opened closest to the worker's start.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import type { QueueRef } from './queues';
 import { listWorkerHeartbeats, type WorkerHeartbeatRecord } from './worker-heartbeats';
 import { listWorkers, type ConnectedWorker, type QueueWorkers } from './workers';
@@ -49,7 +49,7 @@ export const WORKER_ROSTER_LIMITS = {
  * per queue one ZREVRANGE + ZCARD and one pipeline of HGETALLs (at most `heartbeatsPerQueue`).
  */
 export async function listWorkerRoster(
-  client: Redis,
+  client: RedisClient,
   queues: readonly QueueRef[],
   { now = Date.now() }: { now?: number } = {},
 ): Promise<QueueWorkerRoster[]> {

@@ -6,7 +6,7 @@
  * workers. Queue.getWorkers() runs CLIENT LIST per queue; a page listing every queue must not,
  * so the list is read once and grouped by the base names of the queues asked for.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import { parseClientList } from '../backend/redis/queue-controls';
 import type { QueueRef } from './queue-ref';
 
@@ -35,7 +35,7 @@ export function workerClientBase(prefix: string, name: string): string {
 
 /** Workers of each queue, in the order given; one CLIENT LIST round trip for all of them. */
 export async function listWorkers(
-  client: Redis,
+  client: RedisClient,
   queues: readonly QueueRef[],
 ): Promise<QueueWorkers[]> {
   if (queues.length === 0) return [];

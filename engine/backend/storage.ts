@@ -9,7 +9,7 @@
  * injected with the `storage` option and must pass the backend conformance suite
  * (test/conformance/backend-scenarios.ts).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import { ValidationError } from '../errors';
 import type { QueueKeys } from '../keys';
 import type { EventLogReader } from './event-log';
@@ -27,9 +27,9 @@ import type { SchedulerStorage } from './scheduler-storage';
 export interface StorageContext {
   keys: QueueKeys;
   /** The command connection. */
-  client: Redis;
+  client: RedisClient;
   /** A Worker's blocking connection (marker waits); absent for a Queue. */
-  blockingClient?: Redis;
+  blockingClient?: RedisClient;
 }
 
 export interface QueueStorage {
@@ -43,9 +43,9 @@ export interface Storage {
   /** One queue's storage, for a Queue, a Worker, or the jobs a FlowProducer returns. */
   queue(context: StorageContext): QueueStorage;
   /** Flows across the queues of one prefix, over a FlowProducer's connection. */
-  flows(context: { client: Redis }): FlowStorage;
+  flows(context: { client: RedisClient }): FlowStorage;
   /** One queue's event log, over a QueueEvents' own (blocking) connection. */
-  events(context: { keys: QueueKeys; client: Redis }): EventLogReader;
+  events(context: { keys: QueueKeys; client: RedisClient }): EventLogReader;
 }
 
 const STORAGE_PARTS = ['queue', 'flows', 'events'] as const;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import { OXMQ_VERSION } from '../version';
 import { SCRIPTS } from './registry.generated';
 import type { ScriptDefinition } from './script-definition';
@@ -21,7 +21,7 @@ const registered = new WeakSet<object>();
  * Registers every script on a client as an ioredis custom command. ioredis sends EVALSHA and
  * falls back to EVAL (which also loads the script) when Redis answers NOSCRIPT.
  */
-export function registerScripts(client: Redis): void {
+export function registerScripts(client: RedisClient): void {
   if (registered.has(client)) return;
   for (const script of ALL_SCRIPTS) {
     client.defineCommand(commandName(script.name), {

@@ -3,7 +3,7 @@
  * the classes that do the work, so each keeps its own small API and the worker's lifecycle
  * sees one shape.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import { untilDisconnected } from '../connection';
 import type { LockRenewer } from '../maintenance/lock-renewer';
 import type { StalledChecker } from '../maintenance/stalled-checker';
@@ -24,7 +24,7 @@ export const SERVICE = {
 } as const;
 
 /** Beats now and every interval; stopping deletes the worker's record (gone from consoles). */
-export function heartbeatService(heartbeat: WorkerHeartbeat, client: Redis): WorkerService {
+export function heartbeatService(heartbeat: WorkerHeartbeat, client: RedisClient): WorkerService {
   return {
     name: SERVICE.heartbeat,
     start: () => heartbeat.start(),

@@ -6,9 +6,9 @@
  * name. Behind NAT or a proxy Redis sees another address; matching then falls back to names.
  */
 import type { Socket } from 'node:net';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 
-export function clientAddress(client: Redis): string | undefined {
+export function clientAddress(client: RedisClient): string | undefined {
   const socket = (client as unknown as { stream?: Partial<Socket> }).stream;
   const ip = socket?.localAddress;
   const port = socket?.localPort;

@@ -4,7 +4,7 @@
  * the jobs whose processor still runs go back to wait (lock released, no attempt counted) and
  * the ones whose outcome is being written are let finish.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import type { QueueBackend } from '../backend/queue-backend';
 import { untilDisconnected } from '../connection';
 import type { LockRenewer } from '../maintenance/lock-renewer';
@@ -31,7 +31,7 @@ interface GracefulRun {
 export interface GracefulCloseDeps {
   backend: QueueBackend;
   /** Its disconnection ends every wait on Redis (the calls would never return). */
-  client: Redis;
+  client: RedisClient;
   inFlight: InFlightJobs;
   lockRenewer: LockRenewer;
   /** The worker's signal: aborted at the deadline (processors see it, sandbox children die). */

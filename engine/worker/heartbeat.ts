@@ -5,7 +5,7 @@
  * jobs. A worker that dies stops beating and its record expires; close() deletes it.
  */
 import { hostname } from 'node:os';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import { runScript } from '../backend/redis/run-script';
 import type { QueueKeys } from '../keys';
 import { scriptKeys } from '../scripts/script-keys';
@@ -74,7 +74,7 @@ export class WorkerHeartbeat {
   lockRenewalFailures = 0;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly keys: QueueKeys,
     private readonly config: HeartbeatConfig,
     private readonly handlers: HeartbeatHandlers,

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { isCluster, type RedisClient } from '../connection';
 import type { QueueBackend } from '../backend/queue-backend';
 import { DEFAULTS } from '../defaults';
 
@@ -16,19 +16,23 @@ export class MarkerWaiter {
 
   constructor(
     private readonly backend: QueueBackend,
-    private readonly blocking: Redis,
+    private readonly blocking: RedisClient,
     /** The worker's other connection, free to send CLIENT UNBLOCK. */
-    private readonly control: Redis,
+    private readonly control: RedisClient,
     private readonly drainDelaySeconds: number,
     /** True once the wait should end (worker paused or closing). */
     private readonly stopped: () => boolean,
     private readonly idleRecheckMs: number = DEFAULTS.worker.idleRecheckMs,
   ) {
-    // A BZPOPMIN abandoned by the watchdog must not be re-sent on the new connection.
-    blocking.options.autoResendUnfulfilledCommands = false;
+    // (connect() opens blocking connections with autoResendUnfulfilledCommands off: a BZPOPMIN
+    // abandoned by the watchdog must not be re-sent on the new connection.)
     // ioredis neither settles nor re-sends (autoResend off) a BZPOPMIN whose socket closed:
     // end the wait ourselves, so a killed connection costs a reconnect, not a watchdog period.
     blocking.on('close', () => this.interruptBlock?.());
+    // On a Cluster, CLIENT ID and CLIENT UNBLOCK would each reach some node, not necessarily the
+    // one holding the block (and an id is only unique per node): there a wait ends locally and
+    // its BZPOPMIN runs out on the server (at most drainDelay), or goes with the connection.
+    if (isCluster(blocking)) return;
     blocking.on('ready', () => {
       blocking
         .client('ID')

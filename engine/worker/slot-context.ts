@@ -3,7 +3,7 @@
  * (job-outcomes.ts) use of the worker that runs them: its backend, its bookkeeping of running
  * jobs, its events and its closing state. Built once by the worker (worker-base.ts).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import type { FetchIdentity } from '../backend/queue-backend';
 import type { QueueBackend } from '../backend/queue-backend';
 import type { JobScope } from '../job-scope';
@@ -21,7 +21,7 @@ export interface SlotContext {
   readonly scope: JobScope;
   readonly backend: QueueBackend;
   /** The worker's non-blocking connection. */
-  readonly client: Redis;
+  readonly client: RedisClient;
   readonly keys: QueueKeys;
   readonly opts: WorkerOptions;
   /** Spans and metrics of the attempts the worker runs (engine/telemetry/). */

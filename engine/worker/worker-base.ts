@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import type { FetchIdentity } from '../backend/queue-backend';
 import type { QueueBackend } from '../backend/queue-backend';
 import type { QueueOperations } from '../backend/queue-operations';
@@ -18,6 +18,7 @@ import { ClosedError, RateLimitError, ValidationError } from '../errors';
 import { Job } from '../job';
 import type { JobFinishingContext } from '../job-scope';
 import { JobScheduler } from '../job-scheduler';
+import { assertClusterSafeQueue, hashTaggedName } from '../cluster-slots';
 import { QueueKeys } from '../keys';
 import { LockRenewer } from '../maintenance/lock-renewer';
 import { StalledChecker } from '../maintenance/stalled-checker';
@@ -114,14 +115,19 @@ export abstract class WorkerBase<
   /** Options a subclass adds to WorkerOptions (validation refuses any other unknown one). */
   static readonly extraOptionKeys: readonly string[] = [];
 
+  /** The queue's name (with clusterHashTags, the hash-tagged one). */
+  readonly name: string;
+
   constructor(
-    readonly name: string,
+    name: string,
     readonly opts: WorkerOptions,
   ) {
     // The subclass validated `opts` (validateWorkerOptions) before calling this constructor.
     super();
     this.prefix = opts.prefix ?? DEFAULTS.prefix;
-    this.keys = new QueueKeys(this.prefix, name);
+    this.name = opts.clusterHashTags ? hashTaggedName(this.prefix, name) : name;
+    this.keys = new QueueKeys(this.prefix, this.name);
+    assertClusterSafeQueue(opts.connection, this.keys);
     this.slotLimit = opts.concurrency ?? DEFAULTS.worker.concurrency;
     const lockDuration = opts.lockDuration ?? DEFAULTS.worker.lockDuration;
     this.settings = {
@@ -136,7 +142,7 @@ export abstract class WorkerBase<
     this.connection = connect(opts.connection, { retryForever: true });
     this.blockingConnection = connect(opts.connection, {
       blocking: true,
-      connectionName: workerConnectionName(this.prefix, name, opts.name),
+      connectionName: workerConnectionName(this.prefix, this.name, opts.name),
     });
     for (const { client } of [this.connection, this.blockingConnection]) {
       client.on('error', (error: Error) => this.emitError(error));
@@ -150,8 +156,8 @@ export abstract class WorkerBase<
     this.ops = storage.ops;
     this.attempts = new JobAttempts(
       tracerFor(opts.telemetry),
-      new WorkerMetrics(this.prefix, name, opts.telemetry?.meter),
-      { name, prefix: this.prefix, onError: (error) => this.emitError(error) },
+      new WorkerMetrics(this.prefix, this.name, opts.telemetry?.meter),
+      { name: this.name, prefix: this.prefix, onError: (error) => this.emitError(error) },
     );
     this.markerWaiter = new MarkerWaiter(
       this.backend,
@@ -392,7 +398,7 @@ export abstract class WorkerBase<
   }
 
   /** The non-blocking client (exposed for tests and tools; the hot path goes through backend). */
-  get client(): Redis {
+  get client(): RedisClient {
     return this.connection.client;
   }
 

@@ -1,5 +1,5 @@
 /** The connections of a worker: the name consoles find it by, readiness, closed-connection noise. */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connection';
 import { ClosedError } from '../errors';
 
 /** Client name bullmq's getWorkers() and Bull-Board look for. */
@@ -13,7 +13,7 @@ export function workerConnectionName(
 }
 
 /** Resolves once the client is ready; rejects if it ends first. */
-export function waitForReady(client: Redis): Promise<void> {
+export function waitForReady(client: RedisClient): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
   return new Promise((resolve, reject) => {
     const onReady = () => {

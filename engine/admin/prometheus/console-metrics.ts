@@ -4,7 +4,7 @@
  * CLIENT LIST for all of their workers. Families are merged across queues, each sample labelled
  * `prefix` and `queue` first (bullmq's families too: two prefixes may hold the same queue name).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import { listQueues, type ListQueuesOptions, type QueueRef } from '../queues';
 import { workersInClientList } from '../workers';
 import { bullmqFamilies, oxmqQueueFamilies, type LabelledSnapshot } from './families';
@@ -41,7 +41,7 @@ export interface ConsoleMetrics {
 }
 
 export async function collectConsoleMetrics(
-  client: Redis,
+  client: RedisClient,
   prefixes: readonly string[],
   opts: ConsoleMetricsOptions = {},
 ): Promise<ConsoleMetrics> {
@@ -101,7 +101,7 @@ type ReadResult = { snapshot: QueueSnapshot } | { error: string };
 
 /** One pipeline per queue, at most `concurrency` in flight; results in the queues' order. */
 async function readAll(
-  client: Redis,
+  client: RedisClient,
   queues: readonly QueueRef[],
   concurrency: number,
   now: () => number,

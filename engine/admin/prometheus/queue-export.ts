@@ -7,7 +7,7 @@
  * One round trip: the queue's reads and the CLIENT LIST that counts its workers share a pipeline.
  * This module imports nothing that imports engine/queue.ts, so that Queue may import it.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import { workersInClientList } from '../workers';
 import { bullmqFamilies, oxmqQueueFamilies } from './families';
 import { queueSnapshotReads, type PipelineReply } from './queue-snapshot';
@@ -20,7 +20,7 @@ import { renderFamilies, type Labels } from './text-format';
  * is left out rather than repeating a label name.
  */
 export async function exportQueuePrometheusMetrics(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   name: string,
   globalVariables?: Record<string, string>,

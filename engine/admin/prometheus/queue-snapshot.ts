@@ -23,7 +23,8 @@
  * be expressed that way: such a queue reads the heads' ids in the pipeline and their hashes in
  * a second, small round trip.
  */
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import { DEFAULT_COUNT_STATES } from '../../backend/queue-operations';
 import { QueueKeys } from '../../keys';
 import { lastClosedMinuteCount, type MetricsHashReading } from './closed-minute';
@@ -71,7 +72,7 @@ const WAIT_HEADS = 2;
 
 /** Queues one queue's reads on `pipeline`; the keys are built (and validated) by QueueKeys. */
 export function queueSnapshotReads(
-  client: Redis,
+  client: RedisClient,
   pipeline: ChainableCommander,
   prefix: string,
   name: string,
@@ -195,7 +196,7 @@ function sortedJobTimes(value: unknown): JobTime[] {
 
 /** The follow-up round trip of a queue whose keys SORT patterns cannot name. */
 async function readJobTimes(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   waitIds: (string | null)[],
   prioritizedIds: (string | null)[],

@@ -2,7 +2,7 @@
  * The BatchWorker's two scripts: fetch a batch (moveToActiveBatch) and complete one, with the
  * next batch in the same call (moveToFinishedBatch).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import type { QueueKeys } from '../../keys';
 import { scriptError } from '../../scripts/error-codes';
 import { scriptKeys } from '../../scripts/script-keys';
@@ -26,7 +26,7 @@ export function identityJson(identity: FetchIdentity): string {
 }
 
 export async function fetchJobBatch(
-  client: Redis,
+  client: RedisClient,
   k: QueueKeys,
   request: BatchFetchRequest,
 ): Promise<BatchFetchResult> {
@@ -39,7 +39,7 @@ export async function fetchJobBatch(
 }
 
 export async function completeJobBatch(
-  client: Redis,
+  client: RedisClient,
   k: QueueKeys,
   request: CompleteBatchRequest,
 ): Promise<CompleteBatchResult> {

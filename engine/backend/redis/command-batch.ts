@@ -1,5 +1,5 @@
 /** Commands collected for one pipelined round trip (flow and console reads). */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import { UnexpectedReplyError } from '../../errors';
 
 type Command = [string, ...(string | number)[]];
@@ -16,7 +16,7 @@ export class CommandBatch {
     return this.commands.length;
   }
 
-  async run(client: Redis): Promise<unknown[]> {
+  async run(client: RedisClient): Promise<unknown[]> {
     if (this.commands.length === 0) return [];
     const results = await client.pipeline(this.commands).exec();
     if (!results) throw new UnexpectedReplyError('pipeline returned no replies');

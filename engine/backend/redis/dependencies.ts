@@ -5,7 +5,8 @@
  * see one moment (a child never shows up both pending and processed). Every key of a job shares
  * the job key's prefix: on a cluster that prefix carries a hash tag, as for every other script.
  */
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import { UnexpectedReplyError, ValidationError } from '../../errors';
 import type { QueueKeys } from '../../keys';
 import { throwIfErrorCode } from '../../scripts/error-codes';
@@ -72,7 +73,7 @@ function scanReply(reply: unknown): { next: number; items: unknown[] } {
 }
 
 export async function getProcessedChildren(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   jobId: string,
 ): Promise<Record<string, string>> {
@@ -81,7 +82,7 @@ export async function getProcessedChildren(
 }
 
 export async function getIgnoredChildrenFailures(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   jobId: string,
 ): Promise<Record<string, string>> {
@@ -90,7 +91,7 @@ export async function getIgnoredChildrenFailures(
 }
 
 export async function getDependencies(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   jobId: string,
 ): Promise<RawDependencies> {
@@ -118,7 +119,7 @@ export async function getDependencies(
  * by offset, exactly `count` at most. `next` is 0 once a kind has been read to its end.
  */
 export async function getDependencyPages(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   jobId: string,
   requests: Partial<Record<DependencyKind, DependencyPageRequest>>,
@@ -160,7 +161,7 @@ export async function getDependencyPages(
 }
 
 export async function getDependencyCounts(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   jobId: string,
   kinds: DependencyKind[],
@@ -179,7 +180,7 @@ export async function getDependencyCounts(
 }
 
 export async function moveToWaitingChildren(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   jobId: string,
   token: string,
@@ -208,7 +209,7 @@ export async function moveToWaitingChildren(
 }
 
 export async function removeChildDependency(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   jobId: string,
   parentKey?: string,

@@ -2,7 +2,7 @@
  * Flows in Redis: lua/addFlow writes every node of a write in one script call (so each flow is
  * atomic), and trees are read one pipelined round trip per level (child-pages.ts).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import { UnexpectedReplyError } from '../../errors';
 import { parseJobKey, type JobRef } from '../../job-ref';
 import { scriptKeys } from '../../scripts/script-keys';
@@ -27,7 +27,7 @@ interface LevelItem {
 }
 
 export class RedisFlowStorage implements FlowStorage {
-  constructor(private readonly client: Redis) {}
+  constructor(private readonly client: RedisClient) {}
 
   async addFlows(nodes: FlowNodeWrite[], now: number): Promise<FlowNodeOutcome[]> {
     const table = nodes.map((node) => ({

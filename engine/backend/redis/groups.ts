@@ -3,7 +3,7 @@
  * the updateGroup script (registers the group, wakes idle workers); reads through getGroups (one
  * atomic snapshot). The fetch side lives in lua/includes/groups.lua.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import { UnexpectedReplyError, ValidationError } from '../../errors';
 import { validateGroupId } from '../../job-options';
 import type { QueueKeys } from '../../keys';
@@ -32,7 +32,7 @@ function numberOrNull(value: unknown): number | null {
 
 export class RedisGroupOperations implements GroupOperations {
   constructor(
-    readonly client: Redis,
+    readonly client: RedisClient,
     readonly keys: QueueKeys,
   ) {}
 

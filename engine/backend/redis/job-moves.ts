@@ -1,5 +1,5 @@
 /** Admin moves of jobs between states: retry, promote, reprocess, change delay or priority. */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import { ValidationError } from '../../errors';
 import type { QueueKeys } from '../../keys';
 import { throwIfErrorCode } from '../../scripts/error-codes';
@@ -9,7 +9,7 @@ import { runScript } from './run-script';
 
 /** Moves every job of `state` with score <= maxScore to wait, `count` per script call. */
 async function moveJobsToWait(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   state: 'failed' | 'completed' | 'delayed',
   count: number,
@@ -28,7 +28,7 @@ async function moveJobsToWait(
 }
 
 export async function retryJobs(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   state: 'failed' | 'completed',
   count: number,
@@ -42,13 +42,17 @@ export async function retryJobs(
   await moveJobsToWait(client, keys, state, count, String(timestamp));
 }
 
-export async function promoteJobs(client: Redis, keys: QueueKeys, count: number): Promise<void> {
+export async function promoteJobs(
+  client: RedisClient,
+  keys: QueueKeys,
+  count: number,
+): Promise<void> {
   checkInteger('count', count, 1);
   await moveJobsToWait(client, keys, 'delayed', count, '+inf');
 }
 
 export async function reprocessJob(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   jobId: string,
   state: 'completed' | 'failed',
@@ -75,7 +79,11 @@ export async function reprocessJob(
   throwIfErrorCode(reply, jobId, `reprocessJob(${state})`);
 }
 
-export async function promoteJob(client: Redis, keys: QueueKeys, jobId: string): Promise<void> {
+export async function promoteJob(
+  client: RedisClient,
+  keys: QueueKeys,
+  jobId: string,
+): Promise<void> {
   checkJobId(jobId);
   const k = keys;
   const reply = await runScript(client, 'promote', scriptKeys('promote', k), [k.base, jobId]);
@@ -83,7 +91,7 @@ export async function promoteJob(client: Redis, keys: QueueKeys, jobId: string):
 }
 
 export async function changeDelay(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   jobId: string,
   delay: number,
@@ -101,7 +109,7 @@ export async function changeDelay(
 }
 
 export async function changePriority(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   jobId: string,
   priority: number,

@@ -4,7 +4,7 @@
  * script blocks Redis for long. Between calls other clients may act on the queue; every call is
  * consistent on its own.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import { DEFAULTS } from '../../defaults';
 import { QueueStateError, UnexpectedReplyError } from '../../errors';
 import type { QueueKeys } from '../../keys';
@@ -28,7 +28,7 @@ function pair(reply: unknown, command: string): [number, number] {
 }
 
 export async function drain(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   includeDelayed: boolean,
 ): Promise<number> {
@@ -54,7 +54,7 @@ export async function drain(
  * removed something, so the counts add up to the total).
  */
 export async function clean(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   grace: number,
   limit: number,
@@ -87,7 +87,7 @@ export async function clean(
 }
 
 export async function obliterate(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   opts: { force: boolean; count: number },
 ): Promise<void> {
@@ -107,7 +107,7 @@ export async function obliterate(
 }
 
 export async function removeJob(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   jobId: string,
   removeChildren: boolean,

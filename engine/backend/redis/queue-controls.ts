@@ -1,5 +1,5 @@
 /** Queue-wide switches and limits: pause/resume, global concurrency and rate limit, workers. */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import type { QueueKeys } from '../../keys';
 import { scriptKeys } from '../../scripts/script-keys';
 import { checkInteger, checkMillis } from './operation-validation';
@@ -11,11 +11,11 @@ const LEGACY_PAUSED_CHUNK = 7_000;
 /** The value a manual rate limit stores in the limiter key: above any real `max`. */
 const MANUAL_RATE_LIMIT_VALUE = '9007199254740991';
 
-export async function pause(client: Redis, keys: QueueKeys): Promise<void> {
+export async function pause(client: RedisClient, keys: QueueKeys): Promise<void> {
   await runScript(client, 'pause', scriptKeys('pause', keys), ['pause', '1', LEGACY_PAUSED_CHUNK]);
 }
 
-export async function resume(client: Redis, keys: QueueKeys): Promise<void> {
+export async function resume(client: RedisClient, keys: QueueKeys): Promise<void> {
   const pauseKeys = scriptKeys('pause', keys);
   let remaining = Number(
     await runScript(client, 'pause', pauseKeys, ['resume', '1', LEGACY_PAUSED_CHUNK]),
@@ -27,12 +27,12 @@ export async function resume(client: Redis, keys: QueueKeys): Promise<void> {
   }
 }
 
-export async function isPaused(client: Redis, keys: QueueKeys): Promise<boolean> {
+export async function isPaused(client: RedisClient, keys: QueueKeys): Promise<boolean> {
   return (await client.hexists(keys.meta, 'paused')) === 1;
 }
 
 export async function setGlobalConcurrency(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   concurrency: number | undefined,
 ): Promise<void> {
@@ -45,7 +45,7 @@ export async function setGlobalConcurrency(
 }
 
 export async function setGlobalRateLimit(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   limit: { max: number; duration: number } | undefined,
 ): Promise<void> {
@@ -58,7 +58,7 @@ export async function setGlobalRateLimit(
   await client.hset(keys.meta, 'max', limit.max, 'duration', limit.duration);
 }
 
-export async function rateLimit(client: Redis, keys: QueueKeys, ms: number): Promise<void> {
+export async function rateLimit(client: RedisClient, keys: QueueKeys, ms: number): Promise<void> {
   const px = checkMillis('rate limit', ms, 1);
   await client.set(keys.limiter, MANUAL_RATE_LIMIT_VALUE, 'PX', px);
 }
@@ -68,7 +68,7 @@ export async function rateLimit(client: Redis, keys: QueueKeys, ms: number): Pro
  * has reached it, else 0. Without any max: the raw PTTL (-2 no key, -1 no expiry), as bullmq.
  */
 export async function getRateLimitTtl(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   maxJobs?: number,
 ): Promise<number> {
@@ -105,7 +105,7 @@ export function parseClientList(list: string): Record<string, string>[] {
  * `<prefix>:<base64(queue)>`, or `<prefix>:<base64(queue)>:w:<workerName>`.
  */
 export async function getWorkerClients(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
 ): Promise<Record<string, string>[]> {
   const baseName = `${keys.prefix}:${Buffer.from(keys.queueName).toString('base64')}`;

@@ -2,14 +2,14 @@
  * Small queue-level reads and clean-ups bullmq's Queue offers: the events stream trim, the
  * rate-limit and legacy priority keys, the "maxed" test and the QueueEvents connections.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import type { QueueKeys } from '../../keys';
 import { checkInteger } from './operation-validation';
 import { parseClientList } from './queue-controls';
 
 /** XTRIM with an approximate MAXLEN, as bullmq trims; returns how many entries went. */
 export async function trimEvents(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   maxLength: number,
 ): Promise<number> {
@@ -18,17 +18,17 @@ export async function trimEvents(
 }
 
 /** Deletes the limiter key (the counter of the current window, or a manual rate limit). */
-export function removeRateLimitKey(client: Redis, keys: QueueKeys): Promise<number> {
+export function removeRateLimitKey(client: RedisClient, keys: QueueKeys): Promise<number> {
   return client.del(keys.limiter);
 }
 
 /** Deletes the `priority` key bullmq versions before 5 kept; nothing writes it now. */
-export function removeDeprecatedPriorityKey(client: Redis, keys: QueueKeys): Promise<number> {
+export function removeDeprecatedPriorityKey(client: RedisClient, keys: QueueKeys): Promise<number> {
   return client.del(`${keys.base}priority`);
 }
 
 /** True when a global concurrency is set and that many jobs are active. */
-export async function isMaxed(client: Redis, keys: QueueKeys): Promise<boolean> {
+export async function isMaxed(client: RedisClient, keys: QueueKeys): Promise<boolean> {
   const [[concurrencyError, concurrency] = [], [activeError, active] = []] =
     (await client.multi().hget(keys.meta, 'concurrency').llen(keys.active).exec()) ?? [];
   if (concurrencyError) throw concurrencyError;
@@ -39,7 +39,7 @@ export async function isMaxed(client: Redis, keys: QueueKeys): Promise<boolean> 
 
 /** Connections named as QueueEvents of this queue (`<prefix>:<base64(queue)>:qe`, as bullmq names them). */
 export async function getQueueEventsClients(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
 ): Promise<Record<string, string>[]> {
   const name = `${keys.prefix}:${Buffer.from(keys.queueName).toString('base64')}:qe`;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import type { QueueKeys } from '../../keys';
 import type { RawJobHash } from '../queue-backend';
 import type {
@@ -32,7 +32,7 @@ import { requestJobCancel } from './worker-requests';
  */
 export class RedisQueueOperations implements QueueOperations {
   constructor(
-    readonly client: Redis,
+    readonly client: RedisClient,
     readonly keys: QueueKeys,
   ) {}
 

@@ -2,7 +2,8 @@
  * bullmq's plain state reads that need no script: id ranges (Queue.getRanges), counts per
  * priority and the delayed count before a cutoff. Each reads the keys bullmq reads (docs/redis-keys.md), so the answers agree on data either library wrote.
  */
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import { DEFAULTS } from '../../defaults';
 import type { QueueKeys } from '../../keys';
 import type { JobState } from '../queue-operations';
@@ -31,7 +32,7 @@ async function execAll(transaction: ChainableCommander): Promise<unknown[]> {
  * tail and reverses it; negative indexes pass through to Redis as bullmq passes them.
  */
 export async function getRanges(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   types: JobState[],
   start: number,
@@ -67,7 +68,7 @@ export async function getRanges(
  * prioritized jobs whose score falls in p's band.
  */
 export async function getCountsPerPriority(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   priorities: number[],
 ): Promise<Record<string, number>> {
@@ -95,7 +96,7 @@ export async function getCountsPerPriority(
 
 /** Delayed jobs due strictly before `timestamp` (ms), or all of them without one. */
 export async function getDelayedCount(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   timestamp?: number,
 ): Promise<number> {

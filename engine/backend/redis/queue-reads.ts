@@ -1,5 +1,5 @@
 /** Read-only queue operations: counts, listings, a job's state, logs, meta. */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import { UnexpectedReplyError } from '../../errors';
 import type { QueueKeys } from '../../keys';
 import { scriptKeys } from '../../scripts/script-keys';
@@ -23,7 +23,7 @@ function isLegacyMarker(id: unknown): boolean {
 }
 
 export async function getCounts(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   types: JobState[],
 ): Promise<Record<string, number>> {
@@ -57,7 +57,7 @@ export async function getCounts(
 }
 
 export async function getJobsInStates(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   types: JobState[],
   start: number,
@@ -96,7 +96,7 @@ const STATE_REPLIES: ReadonlySet<string> = new Set<JobStateReply>([
 ]);
 
 export async function getState(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   jobId: string,
 ): Promise<JobStateReply> {
@@ -109,7 +109,7 @@ export async function getState(
 
 /** Logs are RPUSHed, so the oldest line is at the head: ascending reads from the head. */
 export async function getLogs(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   jobId: string,
   start: number,
@@ -131,6 +131,6 @@ export async function getLogs(
   return { logs: asc ? logs : logs.reverse(), count: Number(count) };
 }
 
-export function getMeta(client: Redis, keys: QueueKeys): Promise<Record<string, string>> {
+export function getMeta(client: RedisClient, keys: QueueKeys): Promise<Record<string, string>> {
   return client.hgetall(keys.meta);
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import { throwIfErrorCode } from '../../scripts/error-codes';
 import { scriptKeys } from '../../scripts/script-keys';
 import type { QueueKeys } from '../../keys';
@@ -27,9 +27,9 @@ import { flatToRecord, recordToFlat, runScript } from './run-script';
  */
 export class RedisQueueBackend implements QueueBackend {
   constructor(
-    readonly client: Redis,
+    readonly client: RedisClient,
     readonly keys: QueueKeys,
-    private readonly blockingClient?: Redis,
+    private readonly blockingClient?: RedisClient,
   ) {}
 
   async addJob(job: NewJob): Promise<AddResult> {

@@ -4,7 +4,7 @@
  * step's candidate ids are checked and deleted by one script call (lua/removeOrphanedJobs-1.lua),
  * so the work per call stays bounded.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import {
   GROUP_KEY_PREFIX,
   GROUP_QUEUE_KEY_NAMES,
@@ -49,7 +49,7 @@ function prefixPattern(text: string): string {
 }
 
 export async function removeOrphanedJobs(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   count: number,
   limit: number,

@@ -7,7 +7,7 @@
  * The pending set is read in bounded SSCAN pages and each child is removed by its own removeJob
  * script call, so no single call blocks Redis for long however many children there are.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import { DEFAULTS } from '../../defaults';
 import { QueueKeys } from '../../keys';
 import { checkJobId } from './operation-validation';
@@ -46,7 +46,7 @@ function childLocation(
 
 /** Returns how many children were removed. */
 export async function removeUnprocessedChildren(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   jobId: string,
 ): Promise<number> {
@@ -72,7 +72,7 @@ export async function removeUnprocessedChildren(
 }
 
 /** Up to one chunk of pending children not already kept, scanning the whole set at most once. */
-async function pendingPage(client: Redis, key: string, kept: Set<string>): Promise<string[]> {
+async function pendingPage(client: RedisClient, key: string, kept: Set<string>): Promise<string[]> {
   const page: string[] = [];
   let cursor = '0';
   do {
@@ -85,7 +85,11 @@ async function pendingPage(client: Redis, key: string, kept: Set<string>): Promi
   return page;
 }
 
-async function isLockedOrFailed(client: Redis, keys: QueueKeys, jobId: string): Promise<boolean> {
+async function isLockedOrFailed(
+  client: RedisClient,
+  keys: QueueKeys,
+  jobId: string,
+): Promise<boolean> {
   const [[lockError, locked] = [], [failedError, failedScore] = []] =
     (await client.multi().exists(keys.jobLock(jobId)).zscore(keys.failed, jobId).exec()) ?? [];
   if (lockError) throw lockError;

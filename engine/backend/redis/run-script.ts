@@ -1,4 +1,5 @@
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import { isCluster, type RedisClient } from '../../connection';
 import { ALL_SCRIPTS, commandName, registerScripts } from '../../scripts/loader';
 import type { ScriptKeys, ScriptName } from '../../scripts/script-keys';
 
@@ -10,7 +11,7 @@ type ScriptCommand = (...args: ScriptArg[]) => Promise<unknown>;
  * the script's key count (engine/scripts/script-keys.ts builds it by name from a QueueKeys).
  */
 export function runScript<Name extends ScriptName>(
-  client: Redis,
+  client: RedisClient,
   script: Name,
   keys: NoInfer<ScriptKeys<Name>>,
   args: readonly ScriptArg[],
@@ -22,24 +23,31 @@ export function runScript<Name extends ScriptName>(
   return command.call(client, ...keys, ...args);
 }
 
-const loadedOn = new WeakMap<Redis, Promise<void>>();
-const watchedForReconnect = new WeakSet<Redis>();
+const loadedOn = new WeakMap<RedisClient, Promise<void>>();
+const watchedForReconnect = new WeakSet<RedisClient>();
 
 /**
  * Makes sure Redis has every script cached. Single calls need no help (ioredis falls back to
  * EVAL on NOSCRIPT), but inside MULTI an EVALSHA of an unknown script just fails. Redone after
  * every (re)connect, since a restarted Redis has lost its script cache.
  */
-function ensureScriptsLoaded(client: Redis): Promise<void> {
+function ensureScriptsLoaded(client: RedisClient): Promise<void> {
   let loading = loadedOn.get(client);
   if (!loading) {
     if (!watchedForReconnect.has(client)) {
       watchedForReconnect.add(client);
       client.on('ready', () => loadedOn.delete(client));
     }
-    const pipeline = client.pipeline();
-    for (const script of ALL_SCRIPTS) pipeline.script('LOAD', script.lua);
-    loading = pipeline.exec().then(() => undefined);
+    // A Cluster's masters each keep their own script cache (a replica promoted by a failover
+    // may lack some: its NOSCRIPT makes execTransaction load them again, on the new masters).
+    const servers = isCluster(client) ? client.nodes('master') : [client];
+    loading = Promise.all(
+      servers.map((server) => {
+        const pipeline = server.pipeline();
+        for (const script of ALL_SCRIPTS) pipeline.script('LOAD', script.lua);
+        return pipeline.exec();
+      }),
+    ).then(() => undefined);
     loading.catch(() => loadedOn.delete(client));
     loadedOn.set(client, loading);
   }
@@ -56,7 +64,7 @@ function isNoScript(error: unknown): boolean {
  * transaction ran (NOSCRIPT), so it is safe to reload the scripts and run it once more.
  */
 export async function execTransaction(
-  client: Redis,
+  client: RedisClient,
   build: (transaction: ChainableCommander) => void,
 ): Promise<[Error | null, unknown][]> {
   registerScripts(client);

@@ -3,7 +3,7 @@
  * removeJobScheduler-6, pauseJobScheduler-6) and the plain reads of `Q repeat` (zset: id → next run) and
  * `Q repeat:<id>` (hash: the definition, docs/redis-keys.md).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import { UnexpectedReplyError } from '../../errors';
 import type { QueueKeys } from '../../keys';
 import { scriptKeys } from '../../scripts/script-keys';
@@ -22,7 +22,7 @@ import { flatToRecord, runScript } from './run-script';
 
 export class RedisSchedulerStorage implements SchedulerStorage {
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly keys: QueueKeys,
   ) {}
 

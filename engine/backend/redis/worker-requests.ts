@@ -2,7 +2,7 @@
  * Requests left in Redis for live OxMQ workers, served on their next heartbeat
  * (engine/worker/heartbeat.ts): cancel one of a worker's jobs, quiet or resume a worker.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import { ValidationError } from '../../errors';
 import type { QueueKeys } from '../../keys';
 import { scriptKeys } from '../../scripts/script-keys';
@@ -25,7 +25,7 @@ const OUTCOMES: Record<number, CancelRequestOutcome> = {
 const NO_WORKER = '-';
 
 export async function requestJobCancel(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   jobId: string,
   reason: string,
@@ -58,7 +58,7 @@ export async function requestJobCancel(
 
 /** Leaves a command for a live worker; false when no live OxMQ worker has that id. */
 export async function commandWorker(
-  client: Redis,
+  client: RedisClient,
   keys: QueueKeys,
   workerId: string,
   command: WorkerCommand,
