@@ -25,6 +25,15 @@ export interface ManagedConnection {
   owned: boolean;
 }
 
+/**
+ * Defaults for the connections OxMQ opens from options (a caller's own options win). After a
+ * failover, a connection still talking to the demoted master gets READONLY for every write:
+ * reconnect (through the sentinels, to the new master) and send the command again.
+ */
+const OPTION_DEFAULTS: RedisOptions = {
+  reconnectOnError: (error) => (error.message.startsWith('READONLY') ? 2 : false),
+};
+
 const CONNECTION_KINDS =
   'ioredis options (a plain object), a redis:// or rediss:// URL, or an ioredis Redis or Cluster instance';
 
@@ -56,16 +65,20 @@ export function connect(
         `connection must be ${CONNECTION_KINDS}; got the string "${redactUrl(connection)}"`,
       );
     }
-    return { client: watch(new Redis(connection, overrides)), owned: true };
+    return {
+      client: watch(new Redis(connection, { ...OPTION_DEFAULTS, ...overrides })),
+      owned: true,
+    };
   }
   checkPlainOptions(connection);
   rejectKeyPrefixOption(connection.keyPrefix);
   const { url, ...options } = connection as RedisOptions & { url?: unknown };
+  const settings = { ...OPTION_DEFAULTS, ...options, ...overrides };
   if (url !== undefined) {
     if (typeof url !== 'string') throw new ValidationError('connection.url must be a string');
-    return { client: watch(new Redis(url, { ...options, ...overrides })), owned: true };
+    return { client: watch(new Redis(url, settings)), owned: true };
   }
-  return { client: watch(new Redis({ ...connection, ...overrides })), owned: true };
+  return { client: watch(new Redis(settings)), owned: true };
 }
 
 /**

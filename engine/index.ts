@@ -69,7 +69,7 @@ export { WORKER_METRIC_NAMES, PROCESSING_BUCKETS, WAIT_BUCKETS } from './telemet
 export { computeBackoffDelay, UnknownBackoffStrategyError } from './backoff';
 export type { BackoffStrategy } from './backoff';
 export * from './errors';
-export type { JobsOptions, BackoffOptions, KeepJobs } from './job-options';
+export type { BackoffOptions, DurableOptions, JobsOptions, KeepJobs } from './job-options';
 export type { QueueOptions, QueueBaseOptions } from './queue-options';
 export type { WorkerOptions, RateLimiterOptions } from './worker-options';
 export type { ConnectionOptions, RedisClient } from './connection';

@@ -30,6 +30,7 @@ const ACCEPTED = new Set([
   'traceparent',
   'tracestate',
   'group',
+  'durable',
 ]);
 
 /** Options bullmq knows that a producer may not set on OxMQ, and what to do instead. */

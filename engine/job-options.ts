@@ -95,7 +95,21 @@ export interface JobsOptions {
   deduplicationId?: string;
   /** Debounce window in ms (needs a deduplication id): `deduplication` in replace + extend mode. */
   debounceDuration?: number;
+  /**
+   * OxMQ, on replicated Redis (Sentinel, Cluster): after the add, wait (Redis WAIT) until
+   * `replicas` replicas hold it or `timeoutMs` passes; the returned job's `durability` says how
+   * many confirmed. Without it an acknowledged add can be lost when the master fails before a
+   * replica got it (docs/scaling.md). Not stored with the job.
+   */
+  durable?: DurableOptions;
   // Any other key is refused with a ValidationError naming it (engine/job-option-names.ts).
+}
+
+export interface DurableOptions {
+  /** Replicas that must hold the add (at least 1). */
+  replicas: number;
+  /** Longest wait in ms for them (at least 1; the add itself is not undone on timeout). */
+  timeoutMs: number;
 }
 
 /** Options stored in the hash use these short keys (docs/redis-keys.md); everything else keeps its name. */
@@ -125,7 +139,7 @@ export function encodeOptions(opts: JobsOptions): Record<string, unknown> {
   const encoded: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(opts)) {
     if (value === undefined || HASH_FIELD_OPTIONS.has(key)) continue;
-    if (key === 'telemetry') continue;
+    if (key === 'telemetry' || key === 'durable') continue;
     encoded[SHORT_KEYS[key] ?? key] = value;
   }
   // bullmq flattens the telemetry object into two short keys.
@@ -296,9 +310,26 @@ export function validateJobOptions(opts: JobsOptions): void {
   validateGroup(opts.group, opts.priority);
   validateDeduplication(opts.deduplication, opts.parent !== undefined);
   validateTelemetry(opts.telemetry);
+  validateDurable(opts.durable);
   if (opts.traceparent !== undefined) TraceContext.of(opts.traceparent, opts.tracestate);
   else if (opts.tracestate !== undefined) {
     throw new ValidationError('tracestate needs a traceparent');
+  }
+}
+
+const DURABLE_KEYS: ReadonlySet<string> = new Set(['replicas', 'timeoutMs']);
+
+function validateDurable(durable: JobsOptions['durable']): void {
+  if (durable === undefined) return;
+  if (durable === null || typeof durable !== 'object' || Array.isArray(durable)) {
+    throw new ValidationError('durable must be an object { replicas, timeoutMs }');
+  }
+  rejectUnknownKeys(durable, DURABLE_KEYS, 'durable field');
+  if (!Number.isInteger(durable.replicas) || durable.replicas < 1) {
+    throw new ValidationError('durable.replicas must be an integer of at least 1');
+  }
+  if (!Number.isInteger(durable.timeoutMs) || durable.timeoutMs < 1) {
+    throw new ValidationError('durable.timeoutMs must be a positive integer of ms');
   }
 }
 

@@ -79,6 +79,11 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
   childTraceparents?: string[];
   /** The lock token while a worker runs the job. */
   token?: string;
+  /**
+   * OxMQ: on a job just added with the `durable` option, how many replicas the add waited for
+   * and how many confirmed it within the timeout (confirmed < replicas: the timeout passed).
+   */
+  durability?: { replicas: number; confirmed: number };
   private discarded = false;
 
   /**

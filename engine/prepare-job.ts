@@ -1,6 +1,12 @@
 import type { NewJob, ParentLinkFields } from './backend/queue-backend';
 import { ValidationError } from './errors';
-import { encodeOptions, serializeData, validateJobOptions, type JobsOptions } from './job-options';
+import {
+  encodeOptions,
+  serializeData,
+  validateJobOptions,
+  type DurableOptions,
+  type JobsOptions,
+} from './job-options';
 import { resolveOptionAliases } from './job-option-aliases';
 import type { TraceCarrier } from './telemetry/job-tracer';
 
@@ -8,6 +14,8 @@ export interface PreparedJob {
   job: NewJob;
   /** The merged options the Job object reports. */
   opts: JobsOptions;
+  /** How the add waits for replicas; an option of the add, not of the job. */
+  durable?: DurableOptions;
 }
 
 /** The `parent` field a child stores: where its parent lives plus its failure policy flag. */
@@ -38,13 +46,17 @@ export function prepareJob(
   if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) {
     throw new ValidationError('job options must be an object');
   }
-  const merged: JobsOptions = { ...resolveOptionAliases(defaults), ...resolveOptionAliases(opts) };
-  validateJobOptions(merged);
+  const { durable, ...merged }: JobsOptions = {
+    ...resolveOptionAliases(defaults),
+    ...resolveOptionAliases(opts),
+  };
+  validateJobOptions({ ...merged, durable });
   const fields: Record<string, string> = {};
   if (merged.traceparent) fields.traceparent = merged.traceparent;
   if (merged.tracestate) fields.tracestate = merged.tracestate;
   return {
     opts: merged,
+    durable,
     job: {
       name,
       data: serializeData(data, merged.sizeLimit),
@@ -92,6 +104,7 @@ export function withTraceCarrier(
   if (carrier.tracestate) fields.tracestate = carrier.tracestate;
   else delete fields.tracestate;
   return {
+    ...prepared,
     opts,
     job: { ...prepared.job, opts: JSON.stringify(encodeOptions(opts)), fields },
   };

@@ -244,8 +244,11 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     data: DataType,
   ): Promise<Job<DataType, ReturnType, NameType>> {
     await this.ready.catch(() => undefined);
-    const { jobId } = await this.backend.addJob(prepared.job);
+    const { jobId, replicasConfirmed } = await this.backend.addJob(prepared.job, prepared.durable);
     const job = this.toJob(prepared, data, jobId);
+    if (prepared.durable) {
+      job.durability = { replicas: prepared.durable.replicas, confirmed: replicasConfirmed ?? 0 };
+    }
     this.emit('waiting', job);
     return job;
   }
@@ -285,8 +288,26 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     jobs: BulkJob<DataType, NameType>[],
   ): Promise<Job<DataType, ReturnType, NameType>[]> {
     await this.ready.catch(() => undefined);
-    const results = await this.backend.addJobs(prepared.map((p) => p.job));
-    return results.map((result, i) => this.toJob(prepared[i]!, jobs[i]!.data, result.jobId));
+    // One wait covers the whole call: the most replicas and the longest timeout any job asked.
+    const asked = prepared.flatMap((p) => (p.durable ? [p.durable] : []));
+    const durable =
+      asked.length === 0
+        ? undefined
+        : {
+            replicas: Math.max(...asked.map((d) => d.replicas)),
+            timeoutMs: Math.max(...asked.map((d) => d.timeoutMs)),
+          };
+    const results = await this.backend.addJobs(
+      prepared.map((p) => p.job),
+      durable,
+    );
+    return results.map((result, i) => {
+      const job = this.toJob(prepared[i]!, jobs[i]!.data, result.jobId);
+      const own = prepared[i]!.durable;
+      if (own)
+        job.durability = { replicas: own.replicas, confirmed: result.replicasConfirmed ?? 0 };
+      return job;
+    });
   }
 
   async getJob(jobId: string): Promise<Job<DataType, ReturnType, NameType> | undefined> {

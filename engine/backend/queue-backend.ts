@@ -4,6 +4,7 @@
  * implementation; its methods are atomic unless documented otherwise. What any implementation
  * must do, with QueueOperations, is test/conformance/backend-scenarios.ts.
  */
+import type { DurableOptions } from '../job-options';
 import type { QueueKeys } from '../keys';
 
 export type RawJobHash = Record<string, string>;
@@ -50,6 +51,8 @@ export interface ParentLinkFields {
 
 export interface AddResult {
   jobId: string;
+  /** With `durable`: how many replicas confirmed the add within its timeout. */
+  replicasConfirmed?: number;
   /** True when a job with that custom id already existed: nothing was written. */
   duplicate: boolean;
   /** True when deduplication kept the window's owner (jobId) instead: nothing was stored. */
@@ -149,9 +152,13 @@ export interface QueueBackend {
   readonly keys: QueueKeys;
 
   // producer
-  addJob(job: NewJob): Promise<AddResult>;
-  /** All jobs in one round trip; replies in order. */
-  addJobs(jobs: NewJob[]): Promise<AddResult[]>;
+  /**
+   * Adds a job. With `durable`, then waits until that many replicas hold the write (or the
+   * timeout passes) and reports how many did; a storage without replicas reports 0.
+   */
+  addJob(job: NewJob, durable?: DurableOptions): Promise<AddResult>;
+  /** All jobs in one round trip; replies in order (with `durable`, one wait for all). */
+  addJobs(jobs: NewJob[], durable?: DurableOptions): Promise<AddResult[]>;
   writeQueueMeta(fields: Record<string, string>): Promise<void>;
 
   // worker

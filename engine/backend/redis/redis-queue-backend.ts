@@ -1,6 +1,7 @@
 import type { RedisClient } from '../../connection';
 import { throwIfErrorCode } from '../../scripts/error-codes';
 import { scriptKeys } from '../../scripts/script-keys';
+import type { DurableOptions } from '../../job-options';
 import type { QueueKeys } from '../../keys';
 import type {
   AddResult,
@@ -19,7 +20,7 @@ import type {
 } from '../queue-backend';
 import { addJobKeys, addJobArgs, jobTable, parseAddReply } from './add-job';
 import { completeJobBatch, fetchJobBatch, identityJson } from './batch-moves';
-import { flatToRecord, recordToFlat, runScript } from './run-script';
+import { flatToRecord, recordToFlat, runScript, runScriptThenWait } from './run-script';
 
 /**
  * QueueBackend on Redis: our Lua scripts for everything that must be atomic, plain commands for
@@ -32,27 +33,29 @@ export class RedisQueueBackend implements QueueBackend {
     private readonly blockingClient?: RedisClient,
   ) {}
 
-  async addJob(job: NewJob): Promise<AddResult> {
-    const reply = await runScript(
-      this.client,
-      'addJob',
-      addJobKeys(this.keys),
-      addJobArgs(this.keys, job),
-    );
-    return parseAddReply(reply, job.customId);
+  async addJob(job: NewJob, durable?: DurableOptions): Promise<AddResult> {
+    const keys = addJobKeys(this.keys);
+    const args = addJobArgs(this.keys, job);
+    if (!durable) {
+      return parseAddReply(await runScript(this.client, 'addJob', keys, args), job.customId);
+    }
+    const [reply, confirmed] = await runScriptThenWait(this.client, 'addJob', keys, args, durable);
+    return { ...parseAddReply(reply, job.customId), replicasConfirmed: confirmed };
   }
 
-  async addJobs(jobs: NewJob[]): Promise<AddResult[]> {
+  async addJobs(jobs: NewJob[], durable?: DurableOptions): Promise<AddResult[]> {
     if (jobs.length === 0) return [];
     // One script call for the whole list: atomic (nothing runs between the adds) and one
     // invocation instead of one per job.
-    const replies = (await runScript(
-      this.client,
-      'addJobBatch',
-      scriptKeys('addJobBatch', this.keys),
-      [JSON.stringify(jobs.map((job) => jobTable(this.keys.base, job))), Date.now()],
-    )) as unknown[];
-    return replies.map((reply, index) => parseAddReply(reply, jobs[index]?.customId));
+    const keys = scriptKeys('addJobBatch', this.keys);
+    const args = [JSON.stringify(jobs.map((job) => jobTable(this.keys.base, job))), Date.now()];
+    const [replies, confirmed] = durable
+      ? await runScriptThenWait(this.client, 'addJobBatch', keys, args, durable)
+      : [await runScript(this.client, 'addJobBatch', keys, args), undefined];
+    return (replies as unknown[]).map((reply, index) => {
+      const result = parseAddReply(reply, jobs[index]?.customId);
+      return confirmed === undefined ? result : { ...result, replicasConfirmed: confirmed };
+    });
   }
 
   async writeQueueMeta(fields: Record<string, string>): Promise<void> {

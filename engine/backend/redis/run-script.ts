@@ -81,6 +81,47 @@ export async function execTransaction(
   }
 }
 
+/**
+ * Runs one of our Lua commands, then WAIT on the same connection (one pipeline, so on a Cluster
+ * both reach the master of the script's keys): resolves with the script's reply and the number
+ * of replicas that acknowledged the connection's writes within `timeoutMs`. WAIT makes a write
+ * survive the failover of its master only as far as those replicas can be promoted; it does not
+ * roll the write back on timeout (docs/scaling.md).
+ */
+export async function runScriptThenWait<Name extends ScriptName>(
+  client: RedisClient,
+  script: Name,
+  keys: NoInfer<ScriptKeys<Name>>,
+  args: readonly ScriptArg[],
+  durable: { replicas: number; timeoutMs: number },
+): Promise<[reply: unknown, confirmed: number]> {
+  registerScripts(client);
+  for (let attempt = 1; ; attempt++) {
+    const pipeline = client.pipeline();
+    queueScript(pipeline, script, keys, args);
+    pipeline.wait(durable.replicas, durable.timeoutMs);
+    const [[scriptError, reply] = [null, undefined], [waitError, confirmed] = [null, 0]] =
+      (await pipeline.exec()) ?? [];
+    // After a Cluster failover the pipeline still goes to the old master, which answers MOVED
+    // without running the script; ioredis follows a redirect only for a pipeline whose every
+    // command failed alike, so refresh its slot table and send the pipeline again.
+    if (scriptError && isCluster(client) && isRedirect(scriptError) && attempt < MAX_REDIRECTS) {
+      await new Promise<void>((resolve) => client.refreshSlotsCache(() => resolve()));
+      continue;
+    }
+    if (scriptError) throw scriptError;
+    if (waitError) throw waitError;
+    return [reply, Number(confirmed)];
+  }
+}
+
+/** Redirects a pipeline may meet during a Cluster failover or slot migration. */
+const MAX_REDIRECTS = 5;
+
+function isRedirect(error: Error): boolean {
+  return /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN) /.test(error.message);
+}
+
 /** Queues one of our Lua commands on a MULTI given by execTransaction. */
 export function queueScript<Name extends ScriptName>(
   pipeline: ChainableCommander,
