@@ -122,3 +122,41 @@ export function hostField(defaultHost: string) {
     .regex(/^[^\s/]+$/, 'must be a host name or IP address, e.g. 0.0.0.0 or 127.0.0.1')
     .default(defaultHost);
 }
+
+export interface HostPort {
+  readonly host: string;
+  readonly port: number;
+}
+
+const HOST_PORT_MESSAGE = 'must be host:port (IPv6 as [address]:port), e.g. 10.0.0.5:6379';
+
+/** `host:port` or `[ipv6]:port`, port 1..65535; undefined when it is neither. */
+export function parseHostPort(text: string): HostPort | undefined {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^\s:/[\]@]+)):(\d{1,5})$/.exec(text);
+  if (!match) return undefined;
+  const port = Number(match[3]);
+  if (port < 1 || port > 65535) return undefined;
+  return { host: match[1] ?? match[2] ?? '', port };
+}
+
+/** A comma-separated list of `host:port` addresses (at least one), parsed; unset stays undefined. */
+export function optionalHostPortListField() {
+  return z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== ''),
+    )
+    .superRefine((items, context) => {
+      if (items.length === 0)
+        context.addIssue({ code: 'custom', message: 'list at least one host:port' });
+      for (const entry of items) {
+        if (parseHostPort(entry) === undefined)
+          context.addIssue({ code: 'custom', message: `"${entry}" ${HOST_PORT_MESSAGE}` });
+      }
+    })
+    .transform((items) => items.map((entry) => parseHostPort(entry) as HostPort))
+    .optional();
+}

@@ -1,3 +1,5 @@
+import { redactUrlText } from './redact-url';
+
 /**
  * Every setting any OxMQ process reads, as data: the config loader rejects config-file keys not
  * listed here (a typo guard that works across processes), and the README's settings table is
@@ -17,6 +19,8 @@ export interface KnownSetting {
   readonly readBy: readonly SettingReader[];
   /** Never echoed back in error messages. */
   readonly secret?: boolean;
+  /** How error messages show a value that may hold a secret (a URL's password). */
+  readonly shownAs?: (value: string) => string;
 }
 
 export const KNOWN_SETTINGS: readonly KnownSetting[] = [
@@ -29,8 +33,59 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
   {
     name: 'REDIS_URL',
     default: '`redis://127.0.0.1:6379` (launcher: unset = embedded Redis)',
-    doc: 'The Redis holding the queues (`redis://` or `rediss://`).',
+    doc: 'The Redis holding the queues (`redis://` or `rediss://`). Give one of `REDIS_URL`, `REDIS_CLUSTER_NODES` or `REDIS_SENTINELS`.',
     readBy: ['runner', 'launcher', 'demo', 'console'],
+    shownAs: redactUrlText,
+  },
+  {
+    name: 'REDIS_CLUSTER_NODES',
+    default: '–',
+    doc: 'A Redis Cluster instead: comma-separated `host:port` of some of its nodes; queues need hash tags (`OXMQ_CLUSTER_HASH_TAGS`).',
+    readBy: ['runner', 'launcher', 'demo', 'console'],
+  },
+  {
+    name: 'REDIS_SENTINELS',
+    default: '–',
+    doc: 'A Sentinel-managed Redis instead: comma-separated `host:port` of the sentinels; with `REDIS_SENTINEL_NAME`.',
+    readBy: ['runner', 'launcher', 'demo', 'console'],
+  },
+  {
+    name: 'REDIS_SENTINEL_NAME',
+    default: '–',
+    doc: 'The name of the master the sentinels watch (required with `REDIS_SENTINELS`).',
+    readBy: ['runner', 'launcher', 'demo', 'console'],
+  },
+  {
+    name: 'REDIS_USERNAME',
+    default: '–',
+    doc: 'ACL user for the cluster nodes or the Sentinel-managed servers (with `REDIS_URL`, put it in the URL).',
+    readBy: ['runner', 'launcher', 'demo', 'console'],
+  },
+  {
+    name: 'REDIS_PASSWORD',
+    default: '–',
+    doc: 'Password for the cluster nodes or the Sentinel-managed servers (with `REDIS_URL`, put it in the URL).',
+    readBy: ['runner', 'launcher', 'demo', 'console'],
+    secret: true,
+  },
+  {
+    name: 'REDIS_SENTINEL_PASSWORD',
+    default: '–',
+    doc: "The sentinels' own password, when they require one.",
+    readBy: ['runner', 'launcher', 'demo', 'console'],
+    secret: true,
+  },
+  {
+    name: 'REDIS_TLS',
+    default: '`false` (`true` for a `rediss://` URL)',
+    doc: 'TLS on every Redis connection: each cluster node, the sentinels and their master, or the `REDIS_URL` server.',
+    readBy: ['runner', 'launcher', 'demo', 'console'],
+  },
+  {
+    name: 'OXMQ_CLUSTER_HASH_TAGS',
+    default: '`false`',
+    doc: "Wrap each queue's name in a hash tag (`email` → `{email}`), as a Redis Cluster needs; for the runner's workers and the demo's queues.",
+    readBy: ['runner', 'launcher', 'demo'],
   },
   {
     name: 'OXMQ_PREFIX',

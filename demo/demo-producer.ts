@@ -4,17 +4,18 @@
  * nothing else is set up. A feed skips its turn while its queues' backlog is over BACKLOG_CAP,
  * so a demo left running without workers does not fill Redis.
  */
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { FlowProducer, Queue } from 'oxmq';
+import { FlowProducer, Queue, type RedisClient } from 'oxmq';
 import { BACKLOG_CAP, FEEDS, type Feed, type FeedContext } from './feeds';
 import { DEMO_QUEUES, DIGEST_EVERY_MS, DIGEST_SCHEDULER_ID, type DemoQueueName } from './queues';
 import { scaled } from './timing';
 
 export interface DemoProducerOptions {
   /** Shared by every queue of the demo; the caller opens and quits it. */
-  connection: Redis;
+  connection: RedisClient;
   prefix: string;
+  /** Wrap each queue's name in a hash tag, as the runner's workers do (OXMQ_CLUSTER_HASH_TAGS). */
+  clusterHashTags?: boolean;
   logger: Logger;
   /** How often the added-jobs summary is logged (ms, real time). */
   summaryEveryMs?: number;
@@ -30,10 +31,10 @@ const BACKLOG_STATES = ['waiting', 'prioritized', 'delayed', 'waiting-children']
 
 /** Starts at once; what needs Redis (the scheduler upsert, each feed's turn) retries until it works. */
 export function startDemoProducer(options: DemoProducerOptions): DemoProducer {
-  const { connection, prefix, logger } = options;
+  const { connection, prefix, clusterHashTags = false, logger } = options;
   const queues = Object.fromEntries(
     Object.values(DEMO_QUEUES).map((name) => {
-      const queue = new Queue(name, { connection, prefix });
+      const queue = new Queue(name, { connection, prefix, clusterHashTags });
       queue.on('error', (err: unknown) => logger.warn({ queue: name, err }, 'queue error'));
       return [name, queue];
     }),

@@ -50,15 +50,16 @@ export const FEEDS: Feed[] = [
     name: 'order flow',
     everyMs: 4000,
     guards: [DEMO_QUEUES.orders, DEMO_QUEUES.payments, DEMO_QUEUES.inventory],
-    add: async ({ flows }) => {
+    // The queues' own names: with OXMQ_CLUSTER_HASH_TAGS they carry their hash tags.
+    add: async ({ flows, queues }) => {
       const order = orderData();
       await flows.add({
         name: 'ship order',
-        queueName: DEMO_QUEUES.orders,
+        queueName: queues.orders.name,
         data: { orderId: order.orderId, customer: order.customer },
         children: [
-          { name: 'charge card', queueName: DEMO_QUEUES.payments, data: order.payment },
-          { name: 'reserve items', queueName: DEMO_QUEUES.inventory, data: order.inventory },
+          { name: 'charge card', queueName: queues.payments.name, data: order.payment },
+          { name: 'reserve items', queueName: queues.inventory.name, data: order.inventory },
         ],
       });
       return 3;

@@ -4,9 +4,8 @@
  * STOP_DEADLINE_MS exits anyway. Further signals are ignored: Ctrl-C under the launcher reaches
  * this process twice (from the terminal and forwarded), and stopping takes milliseconds.
  */
-import { Redis } from 'ioredis';
 import { ConfigError } from '../config/config-error';
-import { redactUrl } from '../config/redact-url';
+import { describeRedisTarget, openRedis } from '../config/redis-connection';
 import { startDemoProducer } from './demo-producer';
 import { createDemoLogger } from './logger';
 import { loadDemoSettings, type DemoSettings } from './settings';
@@ -31,7 +30,7 @@ function main(): void {
   const logger = createDemoLogger(settings);
   // Producers fail fast while Redis is away (the feed logs it and retries on its next turn)
   // instead of queueing commands forever.
-  const connection = new Redis(settings.redisUrl, { maxRetriesPerRequest: 3 });
+  const connection = openRedis(settings.redis, { maxRetriesPerRequest: 3 });
   // ioredis reports every failed reconnect: log the first of each outage only.
   let connected = true;
   connection.on('error', (err) => {
@@ -43,8 +42,16 @@ function main(): void {
     connected = true;
   });
 
-  const producer = startDemoProducer({ connection, prefix: settings.prefix, logger });
-  logger.info({ speed: settings.speed, redisUrl: redactUrl(settings.redisUrl) }, 'demo running');
+  const producer = startDemoProducer({
+    connection,
+    prefix: settings.prefix,
+    clusterHashTags: settings.clusterHashTags,
+    logger,
+  });
+  logger.info(
+    { speed: settings.speed, redis: describeRedisTarget(settings.redis) },
+    'demo running',
+  );
 
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {

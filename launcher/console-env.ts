@@ -19,7 +19,10 @@ export interface ConsoleEnvironment {
   url: string;
 }
 
-/** Without REDIS_URL: the launcher adds it once it knows which Redis (embedded or its own). */
+/**
+ * Without the Redis connection settings: the launcher adds them once it knows which Redis
+ * (embedded or the one configured).
+ */
 export function consoleEnvironment(settings: LauncherSettings): ConsoleEnvironment {
   const configured: Record<string, string> = { ...settings.console };
   const auth = consoleAuthEnv(configured, settings.dataDir);

@@ -10,45 +10,63 @@ import {
   commaListField,
   hostField,
   logLevelField,
-  optionalRedisUrlField,
   portField,
   positiveIntMsField,
   prefixField,
   type LogLevel,
 } from '../config/fields';
 import { loadSettings } from '../config/load-settings';
+import {
+  checkRedisSettings,
+  REDIS_SETTING_NAMES,
+  REDIS_SETTINGS_FIELDS,
+  redisSettingsEnv,
+  redisTarget,
+  type RedisSettingName,
+  type RedisTarget,
+} from '../config/redis-settings';
 import { CONSOLE_ENV_KEYS } from '../lib/server/env';
 
+const redisSettingNames: ReadonlySet<string> = new Set(REDIS_SETTING_NAMES);
+
 /**
- * Passed through to the console as they are (its own schema checks them), except REDIS_URL,
- * which the launcher decides (embedded or external).
+ * Passed through to the console as they are (its own schema checks them), except the Redis
+ * connection settings, which the launcher reads itself and decides (embedded or external).
  */
 export const CONSOLE_SETTING_NAMES = CONSOLE_ENV_KEYS.filter(
-  (name): name is Exclude<(typeof CONSOLE_ENV_KEYS)[number], 'REDIS_URL'> => name !== 'REDIS_URL',
+  (name): name is Exclude<(typeof CONSOLE_ENV_KEYS)[number], RedisSettingName> =>
+    !redisSettingNames.has(name),
 );
 
 const passThrough = z.string().optional();
 
-export const LAUNCHER_SETTINGS_SCHEMA = z.object({
-  REDIS_URL: optionalRedisUrlField(),
-  OXMQ_PREFIX: prefixField('bull'),
-  PORT: portField(3000).refine((port) => port > 0, 'must be a port number from 1 to 65535'),
-  HOST: hostField('127.0.0.1'),
-  OXMQ_DATA_DIR: z.string().trim().min(1, 'must be a folder path').default('.oxmq'),
-  OXMQ_DEMO: booleanField(false),
-  OXMQ_WORKER: booleanField(true),
-  OXMQ_PROCESSORS_DIR: commaListField(['processors']),
-  WORKER_HEALTH_PORT: portField(3001),
-  OXMQ_SHUTDOWN_TIMEOUT_MS: positiveIntMsField(25_000),
-  OXMQ_LOG_LEVEL: logLevelField('info'),
-  ...Object.fromEntries(CONSOLE_SETTING_NAMES.map((name) => [name, passThrough])),
-});
+export const LAUNCHER_SETTINGS_SCHEMA = z
+  .object({
+    ...REDIS_SETTINGS_FIELDS,
+    OXMQ_CLUSTER_HASH_TAGS: booleanField(false),
+    OXMQ_PREFIX: prefixField('bull'),
+    PORT: portField(3000).refine((port) => port > 0, 'must be a port number from 1 to 65535'),
+    HOST: hostField('127.0.0.1'),
+    OXMQ_DATA_DIR: z.string().trim().min(1, 'must be a folder path').default('.oxmq'),
+    OXMQ_DEMO: booleanField(false),
+    OXMQ_WORKER: booleanField(true),
+    OXMQ_PROCESSORS_DIR: commaListField(['processors']),
+    WORKER_HEALTH_PORT: portField(3001),
+    OXMQ_SHUTDOWN_TIMEOUT_MS: positiveIntMsField(25_000),
+    OXMQ_LOG_LEVEL: logLevelField('info'),
+    ...Object.fromEntries(CONSOLE_SETTING_NAMES.map((name) => [name, passThrough])),
+  })
+  .superRefine(checkRedisSettings);
 
 export type ConsoleSettingName = (typeof CONSOLE_SETTING_NAMES)[number];
 
 export interface LauncherSettings {
   /** Unset: the launcher starts and owns a redis-server (see embedded-redis.ts). */
-  readonly redisUrl?: string;
+  readonly redis?: RedisTarget;
+  /** The connection settings given, as the console, the runner and the demo read them. */
+  readonly redisEnv: Readonly<Record<string, string>>;
+  /** Passed on to the runner and the demo. */
+  readonly clusterHashTags: boolean;
   readonly prefix: string;
   readonly port: number;
   /** The address the console listens on (loopback unless set). */
@@ -104,7 +122,9 @@ export function loadLauncherSettings(
     if (typeof value === 'string') consoleSettings[name] = value;
   }
   return {
-    redisUrl: raw.REDIS_URL,
+    redis: redisTarget(raw),
+    redisEnv: redisSettingsEnv(raw),
+    clusterHashTags: raw.OXMQ_CLUSTER_HASH_TAGS,
     prefix: raw.OXMQ_PREFIX,
     port: raw.PORT,
     host: raw.HOST,

@@ -1,12 +1,12 @@
 /**
  * The pieces `npm start` runs, started in dependency order and stopped in reverse: Redis (the
- * embedded one unless REDIS_URL is set), the console (`next start`), the worker runner and,
- * with --demo, the demo producer. Stopping: the producer first (nothing new arrives), then the
- * runner (it finishes or returns its running jobs, see runner/runner.ts) together with the
- * console, and Redis last, so no job is left active behind a Redis that went away.
+ * embedded one unless REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS is set), the console
+ * (`next start`), the worker runner and, with --demo, the demo producer. Stopping: the producer
+ * first (nothing new arrives), then the runner (it finishes or returns its running jobs, see
+ * runner/runner.ts) together with the console, and Redis last, so no job is left active behind a Redis that went away.
  */
 import path from 'node:path';
-import { redactUrl } from '../config/redact-url';
+import { describeRedisTarget } from '../config/redis-connection';
 import { spawnChild, type ManagedChild } from './child-process';
 import { consoleProbeBase } from './console-address';
 import { buildConsole, buildIsCurrent } from './console-build';
@@ -39,7 +39,8 @@ const RUNNER_STOP_SLACK_MS = 10_000;
 
 export interface RunningSystem {
   readonly consoleUrl: string;
-  readonly redisUrl: string;
+  /** Where Redis is, for messages (no password). */
+  readonly redis: string;
   readonly workerHealthUrl?: string;
   /** Resolves with the label of the first essential child (console, runner) that exits unasked. */
   readonly childExited: Promise<string>;
@@ -71,7 +72,7 @@ export class System {
     }
     // Before the build: a newcomer without Redis or with a bad console setting learns it in a
     // second, not after a minute of building.
-    if (!settings.redisUrl && !redisServerVersion()) throw new RedisNotInstalledError();
+    if (!settings.redis && !redisServerVersion()) throw new RedisNotInstalledError();
     const consoleEnv = consoleEnvironment(settings);
     if (buildIsCurrent(root)) log.info('console build is current');
     else {
@@ -80,16 +81,24 @@ export class System {
     }
     this.throwIfStopping();
 
-    let redisUrl = settings.redisUrl;
-    if (redisUrl) log.info(`using the Redis at REDIS_URL (${redactUrl(redisUrl)})`);
-    else {
+    // The connection settings every child gets: those given (a server, a Sentinel group or a
+    // Cluster), or the embedded server's URL.
+    let redisEnv: Record<string, string>;
+    let redis: string;
+    if (settings.redis) {
+      redisEnv = { ...settings.redisEnv };
+      redis = describeRedisTarget(settings.redis);
+      log.info(`using the Redis at ${redis}`);
+    } else {
       this.redis = await startEmbeddedRedis({
         dir: path.join(settings.dataDir, 'redis'),
         passwordFile: redisCredentialsFile(settings.dataDir),
         log: (message) => log.info(message),
       });
-      redisUrl = this.redis.url;
+      redisEnv = { REDIS_URL: this.redis.url };
+      redis = describeRedisTarget({ kind: 'url', url: this.redis.url, tls: false });
     }
+    const hashTags = { OXMQ_CLUSTER_HASH_TAGS: String(settings.clusterHashTags) };
     this.throwIfStopping();
 
     this.console = spawnChild(
@@ -106,7 +115,7 @@ export class System {
         env: {
           ...process.env,
           ...consoleEnv.env,
-          REDIS_URL: redisUrl,
+          ...redisEnv,
           PORT: String(settings.port),
           NODE_ENV: 'production',
           NEXT_TELEMETRY_DISABLED: '1',
@@ -127,7 +136,8 @@ export class System {
           cwd: root,
           env: {
             ...process.env,
-            REDIS_URL: redisUrl,
+            ...redisEnv,
+            ...hashTags,
             OXMQ_PREFIX: settings.prefix,
             OXMQ_PROCESSORS_DIR: this.processorsDirs().join(','),
             WORKER_HEALTH_PORT: String(healthPort),
@@ -162,7 +172,8 @@ export class System {
           cwd: root,
           env: {
             ...process.env,
-            REDIS_URL: redisUrl,
+            ...redisEnv,
+            ...hashTags,
             OXMQ_PREFIX: settings.prefix,
             OXMQ_LOG_LEVEL: settings.logLevel,
           },
@@ -186,7 +197,7 @@ export class System {
         demo: settings.demo,
       }),
     );
-    return { consoleUrl: consoleEnv.url, redisUrl, workerHealthUrl, childExited };
+    return { consoleUrl: consoleEnv.url, redis, workerHealthUrl, childExited };
   }
 
   /** Safe to call at any point of start(), and more than once (a second call hurries the runner). */

@@ -2,7 +2,14 @@
  * The workers of a runner: one engine Worker per loaded processor module, in-process or
  * sandboxed, with their state for /health and their failures in the log.
  */
-import { BatchWorker, Worker, type BatchProcessor, type Job, type WorkerOptions } from 'oxmq';
+import {
+  BatchWorker,
+  Worker,
+  type BatchProcessor,
+  type ConnectionOptions,
+  type Job,
+  type WorkerOptions,
+} from 'oxmq';
 import type { Logger } from './logger';
 import type { LoadedProcessor } from './processor-module';
 import type { SandboxMode } from './processor-options';
@@ -28,8 +35,11 @@ export interface CloseReport {
 }
 
 export interface HostSettings {
-  readonly redisUrl: string;
+  /** Options (each worker opens its own connections) or a shared Cluster the runner closes. */
+  readonly connection: ConnectionOptions;
   readonly prefix: string;
+  /** Each worker wraps its queue's name in a hash tag (docs/scaling.md). */
+  readonly clusterHashTags: boolean;
 }
 
 /** Starts one worker per processor; `start` throws what the Worker constructor throws. */
@@ -63,8 +73,9 @@ export class ProcessorHost {
     const worker = createWorker(processor, {
       ...workerSettings,
       name: workerSettings.name ?? moduleWorkerName(processor.file),
-      connection: this.settings.redisUrl,
+      connection: this.settings.connection,
       prefix,
+      clusterHashTags: this.settings.clusterHashTags,
     });
     const hosted: HostedProcessor = {
       file: processor.file,

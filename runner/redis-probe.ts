@@ -2,17 +2,18 @@
  * Readiness's Redis check: one connection of its own that answers PING or says it cannot. No
  * offline queue, so a PING while Redis is away fails at once instead of waiting for a reconnect.
  */
-import { Redis } from 'ioredis';
+import { openRedis, type RedisClient } from '../config/redis-connection';
+import type { RedisTarget } from '../config/redis-settings';
 import type { Logger } from './logger';
 
 const PING_TIMEOUT_MS = 1000;
 
 export class RedisProbe {
-  private readonly client: Redis;
+  private readonly client: RedisClient;
   private lastError?: string;
 
-  constructor(url: string, logger: Logger) {
-    this.client = new Redis(url, {
+  constructor(target: RedisTarget, logger: Logger) {
+    this.client = openRedis(target, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectionName: 'oxmq:runner:health',

@@ -3,7 +3,7 @@
  * and shuts down gracefully. A module that fails to load is logged and listed on /health; the
  * others run regardless.
  */
-import { redactUrl } from '../config/redact-url';
+import { describeRedisTarget, engineConnection } from '../config/redis-connection';
 import { discoverProcessorFiles } from './discover';
 import { healthPaths } from './health-paths';
 import {
@@ -51,13 +51,24 @@ export async function startRunner(
 ): Promise<Runner> {
   logger.info(
     {
-      redis: redactUrl(settings.redisUrl),
+      redis: describeRedisTarget(settings.redis),
       prefix: settings.prefix,
+      clusterHashTags: settings.clusterHashTags,
       processorsDirs: settings.processorsDirs,
     },
     'runner starting',
   );
-  const host = new ProcessorHost(settings, logger);
+  // On a Cluster one client serves every worker (each opens its blocking connection from it);
+  // it is closed after them.
+  const redis = engineConnection(settings.redis);
+  const host = new ProcessorHost(
+    {
+      connection: redis.connection,
+      prefix: settings.prefix,
+      clusterHashTags: settings.clusterHashTags,
+    },
+    logger,
+  );
   const failed: FailedModule[] = [];
   const fail = (file: string, error: string, code: string) => {
     failed.push({ file, error, code });
@@ -71,7 +82,7 @@ export async function startRunner(
   let modulesLoaded = false;
   let stopRequested!: () => void;
   const stopping = new Promise<void>((resolve) => (stopRequested = resolve));
-  const probe = new RedisProbe(settings.redisUrl, logger);
+  const probe = new RedisProbe(settings.redis, logger);
 
   const readiness = async (): Promise<Readiness> => {
     if (shuttingDown) return { ready: false, status: 'shutting down' };
@@ -105,6 +116,7 @@ export async function startRunner(
     });
   } catch (error) {
     probe.close();
+    await redis.close();
     throw error;
   }
   logger.info(
@@ -170,6 +182,7 @@ export async function startRunner(
       for (const report of reports) logger.info({ ...report }, 'worker closed');
       await health.close();
       probe.close();
+      await redis.close();
       logger.info('runner stopped');
       return reports;
     })();

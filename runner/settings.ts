@@ -5,30 +5,44 @@
 import path from 'node:path';
 import { z } from 'zod';
 import {
+  booleanField,
   commaListField,
   hostField,
   logLevelField,
   portField,
   positiveIntMsField,
   prefixField,
-  redisUrlField,
   type LogLevel,
 } from '../config/fields';
 import { loadSettings } from '../config/load-settings';
+import {
+  checkRedisSettings,
+  REDIS_SETTINGS_FIELDS,
+  redisTarget,
+  type RedisTarget,
+} from '../config/redis-settings';
 import { serviceNameGiven, tracingRequested } from '../config/otel-env';
 
-export const RUNNER_SETTINGS_SCHEMA = z.object({
-  REDIS_URL: redisUrlField('redis://127.0.0.1:6379'),
-  OXMQ_PREFIX: prefixField('bull'),
-  OXMQ_PROCESSORS_DIR: commaListField(['processors']),
-  WORKER_HEALTH_PORT: portField(3001),
-  WORKER_HEALTH_HOST: hostField('127.0.0.1'),
-  OXMQ_SHUTDOWN_TIMEOUT_MS: positiveIntMsField(25_000),
-  OXMQ_LOG_LEVEL: logLevelField('info'),
-});
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+export const RUNNER_SETTINGS_SCHEMA = z
+  .object({
+    ...REDIS_SETTINGS_FIELDS,
+    OXMQ_CLUSTER_HASH_TAGS: booleanField(false),
+    OXMQ_PREFIX: prefixField('bull'),
+    OXMQ_PROCESSORS_DIR: commaListField(['processors']),
+    WORKER_HEALTH_PORT: portField(3001),
+    WORKER_HEALTH_HOST: hostField('127.0.0.1'),
+    OXMQ_SHUTDOWN_TIMEOUT_MS: positiveIntMsField(25_000),
+    OXMQ_LOG_LEVEL: logLevelField('info'),
+  })
+  .superRefine(checkRedisSettings);
 
 export interface RunnerSettings {
-  readonly redisUrl: string;
+  /** The Redis (server, Sentinel group or Cluster) the workers use. */
+  readonly redis: RedisTarget;
+  /** Workers wrap their queue's name in a hash tag (the engine's clusterHashTags). */
+  readonly clusterHashTags: boolean;
   /** Default prefix of the queues served; a module's `options.prefix` overrides it. */
   readonly prefix: string;
   /** Absolute folders of processor modules, in the order given. */
@@ -51,7 +65,8 @@ export function loadRunnerSettings(
 ): RunnerSettings {
   const raw = loadSettings(RUNNER_SETTINGS_SCHEMA, { env, cwd });
   return {
-    redisUrl: raw.REDIS_URL,
+    redis: redisTarget(raw, DEFAULT_REDIS_URL),
+    clusterHashTags: raw.OXMQ_CLUSTER_HASH_TAGS,
     prefix: raw.OXMQ_PREFIX,
     processorsDirs: raw.OXMQ_PROCESSORS_DIR.map((dir) => path.resolve(cwd, dir)),
     healthPort: raw.WORKER_HEALTH_PORT,

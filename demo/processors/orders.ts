@@ -20,7 +20,14 @@ export interface OrderData {
 
 /** Child results are keyed `<prefix>:<queue>:<id>`; the queue part says which child it was. */
 function childFrom<T>(values: Record<string, unknown>, queueName: string): T {
-  const entry = Object.entries(values).find(([key]) => key.split(':').at(-2) === queueName);
+  // A child's key is `<prefix>:<queue>:<id>`; with OXMQ_CLUSTER_HASH_TAGS the queue is `{name}`.
+  const entry = Object.entries(values).find(
+    ([key]) =>
+      key
+        .split(':')
+        .at(-2)
+        ?.replace(/^\{(.*)\}$/, '$1') === queueName,
+  );
   if (!entry) throw new Error(`order has no ${queueName} result`);
   return entry[1] as T;
 }

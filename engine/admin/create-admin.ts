@@ -21,6 +21,7 @@ import type { Job } from '../job';
 import { ValidationError } from '../errors';
 import { appendAudit, AUDIT_STREAMS, readAudit, type AuditKind, type AuditRecord } from './audit';
 import { actOnSelection } from './selection';
+import { pipelinePerItem } from './cluster-reads';
 import { cancelBulkOp, createBulkOp, getBulkOp, runBulkChunk } from './bulk';
 import { diagnoseQueue } from './diagnose';
 import { groupFailedJobs, type ErrorGroupScanOptions } from './error-groups';
@@ -159,14 +160,12 @@ export function createAdmin(client: RedisClient, options: AdminOptions) {
       overviews: (queues: readonly QueueRef[]) =>
         getQueueOverviews(client, queues, { oldBacklogMinutes }),
       exists: bind(queueExists),
-      /** The queues of `refs` that exist (their meta hash does), in one round trip. */
+      /** The queues of `refs` that exist (their meta hash does), in one round trip on one server. */
       existing: async (refs: readonly QueueRef[]): Promise<QueueRef[]> => {
-        if (refs.length === 0) return [];
-        const pipeline = client.pipeline();
-        for (const ref of refs)
-          pipeline.exists(queueHandle(client, ref.prefix, ref.name).keys.meta);
-        const replies = (await pipeline.exec()) ?? [];
-        return refs.filter((_, index) => replies[index]?.[1] === 1);
+        const replies = await pipelinePerItem(client, refs, (pipeline, ref) =>
+          pipeline.exists(queueHandle(client, ref.prefix, ref.name).keys.meta),
+        );
+        return refs.filter((_, index) => replies[index]?.[0]?.[1] === 1);
       },
       pause: bind(pauseQueue),
       resume: bind(resumeQueue),

@@ -1,10 +1,11 @@
 /**
  * A job id looked up in every queue given (the console's quick-jump box): one pipeline of
- * HEXISTS over the queues' job hashes, then the state of each hit. Job ids are only unique
+ * HEXISTS over the queues' job hashes (one per queue on a Cluster, cluster-reads.ts), then the state of each hit. Job ids are only unique
  * within a queue, so the answer is a list.
  */
 import type { RedisClient } from '../connection';
 import { QueueKeys } from '../keys';
+import { pipelinePerItem } from './cluster-reads';
 import { isPlainJobId } from './job-id';
 import { queueHandle } from './queue-handle';
 import type { QueueRef } from './queues';
@@ -27,12 +28,11 @@ export async function findJobEverywhere(
 ): Promise<JobLocation[]> {
   if (!isPlainJobId(id) || queues.length === 0) return [];
   const checked = queues.slice(0, FIND_JOB_MAX_QUEUES);
-  const pipeline = client.pipeline();
   // bullmq and OxMQ always write `timestamp`: a key that lacks it is no job.
-  for (const ref of checked)
-    pipeline.hexists(new QueueKeys(ref.prefix, ref.name).base + id, 'timestamp');
-  const replies = (await pipeline.exec()) ?? [];
-  const hits = checked.filter((_, index) => replies[index]?.[1] === 1);
+  const replies = await pipelinePerItem(client, checked, (pipeline, ref) =>
+    pipeline.hexists(new QueueKeys(ref.prefix, ref.name).base + id, 'timestamp'),
+  );
+  const hits = checked.filter((_, index) => replies[index]?.[0]?.[1] === 1);
   return Promise.all(
     hits.map(async (ref) => {
       const job = await queueHandle(client, ref.prefix, ref.name).getJob(id);

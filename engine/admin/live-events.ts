@@ -1,11 +1,13 @@
 /**
  * Reading the queues' event streams (`<prefix>:<queue>:events`) for the console's live updates
- *: one XREAD over many streams, blocking for a bounded time and returning a
+ *: one XREAD over many streams (on a Cluster, one per slot: pollOnCluster), blocking for a bounded time and returning a
  * bounded number of entries per stream. The caller owns the cursors and the connection, which
  * must be a dedicated one: XREAD BLOCK holds it for the whole wait.
  */
-import type { RedisClient } from '../connection';
+import type { Cluster } from 'ioredis';
+import { isCluster, type RedisClient } from '../connection';
 import { QueueKeys } from '../keys';
+import { groupBySlot, pipelinePerItem } from './cluster-reads';
 import type { QueueRef } from './queues';
 
 export const LIVE_EVENTS_LIMITS = {
@@ -40,12 +42,11 @@ export async function latestEventIds(
   client: RedisClient,
   queues: readonly QueueRef[],
 ): Promise<string[]> {
-  if (queues.length === 0) return [];
-  const pipeline = client.pipeline();
-  for (const queue of queues) pipeline.xrevrange(eventsKey(queue), '+', '-', 'COUNT', 1);
-  const replies = (await pipeline.exec()) ?? [];
+  const replies = await pipelinePerItem(client, queues, (pipeline, queue) =>
+    pipeline.xrevrange(eventsKey(queue), '+', '-', 'COUNT', 1),
+  );
   return queues.map((_, index) => {
-    const [error, rows] = replies[index] ?? [null, []];
+    const [error, rows] = replies[index]?.[0] ?? [null, []];
     if (error) throw error;
     const first = (rows as [string, string[]][])[0];
     return first ? first[0] : '0-0';
@@ -71,15 +72,17 @@ export async function readQueueEvents(
   );
   const block = Math.max(0, Math.min(opts.blockMs ?? LIVE_EVENTS_LIMITS.blockMs, 60_000));
   const byKey = new Map(cursors.map((cursor) => [eventsKey(cursor.queue), cursor.queue]));
-  const reply = await client.xread(
-    'COUNT',
-    count,
-    'BLOCK',
-    block,
-    'STREAMS',
-    ...cursors.map((cursor) => eventsKey(cursor.queue)),
-    ...cursors.map((cursor) => cursor.after),
-  );
+  const reply = isCluster(client)
+    ? await pollOnCluster(client, cursors, count, block)
+    : await client.xread(
+        'COUNT',
+        count,
+        'BLOCK',
+        block,
+        'STREAMS',
+        ...cursors.map((cursor) => eventsKey(cursor.queue)),
+        ...cursors.map((cursor) => cursor.after),
+      );
   if (!reply) return [];
   const batches: LiveEventBatch[] = [];
   for (const [key, entries] of reply) {
@@ -92,6 +95,45 @@ export async function readQueueEvents(
     });
   }
   return batches;
+}
+
+type XReadReply = [key: string, entries: [id: string, fields: string[]][]][];
+
+/** How often a read on a Cluster looks again while nothing has happened. */
+export const CLUSTER_POLL_MS = 200;
+
+/**
+ * XREAD on a Cluster: one command may name the streams of one slot only, and a blocked read
+ * holds the node's one connection of the client, so reads of several slots on one master would
+ * wait for each other. Instead, a non-blocking XREAD per slot, all at once, again every
+ * CLUSTER_POLL_MS until something arrives or `block` has passed.
+ */
+async function pollOnCluster(
+  client: Cluster,
+  cursors: readonly { queue: QueueRef; after: string }[],
+  count: number,
+  block: number,
+): Promise<XReadReply | null> {
+  const groups = groupBySlot(cursors, (cursor) => eventsKey(cursor.queue));
+  const deadline = Date.now() + block;
+  for (;;) {
+    const replies = await Promise.all(
+      groups.map((group) =>
+        client.xread(
+          'COUNT',
+          count,
+          'STREAMS',
+          ...group.map((cursor) => eventsKey(cursor.queue)),
+          ...group.map((cursor) => cursor.after),
+        ),
+      ),
+    );
+    const entries = replies.flatMap((reply) => (reply ?? []) as XReadReply);
+    if (entries.length > 0) return entries;
+    const left = deadline - Date.now();
+    if (left <= 0) return null;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(left, CLUSTER_POLL_MS)));
+  }
 }
 
 function toEvent(id: string, flat: string[]): LiveEvent {

@@ -181,7 +181,7 @@ export async function getQueueOverview(
       queue.getJobCounts(...QUEUE_COUNT_STATES),
       queue.getMeta(),
       queue.getRateLimitTtl(),
-      opts.workers ?? queue.getWorkers().then((list) => list.map(toQueueWorker)),
+      opts.workers ?? queueWorkers(client, prefix, name),
       queue.getMetrics('completed', 0, minutes - 1),
       queue.getMetrics('failed', 0, failedMinutes - 1),
       oldestWaitingTimestamp(client, queue.toKey('wait'), queue.keys.base),
@@ -264,6 +264,24 @@ export async function getQueueOverviews(
       }),
     ),
   );
+}
+
+/**
+ * The queue's connected workers. Queue.getWorkers() sends CLIENT LIST to any node, which on a
+ * Cluster may not be the one the queue's workers are connected to: there listWorkers asks the
+ * queue's master.
+ */
+async function queueWorkers(client: RedisClient, prefix: string, name: string) {
+  if (!isCluster(client)) {
+    return (await queueHandle(client, prefix, name).getWorkers()).map(toQueueWorker);
+  }
+  const [entry] = await listWorkers(client, [{ prefix, name }]);
+  return (entry?.workers ?? []).map(({ id, workerName, addr, age }) => ({
+    id,
+    workerName,
+    addr,
+    age,
+  }));
 }
 
 function toQueueWorker(worker: WorkerInfo): QueueWorker {

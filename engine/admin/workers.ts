@@ -6,8 +6,10 @@
  * workers. Queue.getWorkers() runs CLIENT LIST per queue; a page listing every queue must not,
  * so the list is read once and grouped by the base names of the queues asked for.
  */
-import type { RedisClient } from '../connection';
+import { isCluster, type RedisClient } from '../connection';
 import { parseClientList } from '../backend/redis/queue-controls';
+import { QueueKeys } from '../keys';
+import { groupByNode } from './cluster-reads';
 import type { QueueRef } from './queue-ref';
 
 export interface ConnectedWorker {
@@ -39,7 +41,23 @@ export async function listWorkers(
   queues: readonly QueueRef[],
 ): Promise<QueueWorkers[]> {
   if (queues.length === 0) return [];
-  return workersInClientList(String(await client.client('LIST')), queues);
+  if (!isCluster(client)) return workersInClientList(String(await client.client('LIST')), queues);
+  // A node lists only its own clients, and a worker connects to the master of its queue's slot
+  // (its other nodes' connections open only as commands need them): each queue's workers are
+  // read from that master, one CLIENT LIST per master. The pipeline's key routes it there.
+  const meta = (queue: QueueRef) => new QueueKeys(queue.prefix, queue.name).meta;
+  const found = new Map<QueueRef, QueueWorkers>();
+  await Promise.all(
+    groupByNode(client, queues, meta).map(async (group) => {
+      const replies = (await client.pipeline().exists(meta(group[0]!)).client('LIST').exec()) ?? [];
+      const [error, list] = replies[1] ?? [new Error('no CLIENT LIST reply'), ''];
+      if (error) throw error;
+      workersInClientList(String(list), group).forEach((entry, index) =>
+        found.set(group[index]!, entry),
+      );
+    }),
+  );
+  return queues.map((queue) => found.get(queue)!);
 }
 
 /**

@@ -4,7 +4,13 @@
  * environment, so a missing secret must fail the first request, not the build.
  */
 import { z } from 'zod';
-import { redisUrlField } from '../../config/fields';
+import {
+  checkRedisSettings,
+  REDIS_SETTING_NAMES,
+  REDIS_SETTINGS_FIELDS,
+  redisTarget,
+  type RedisTarget,
+} from '../../config/redis-settings';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
@@ -50,8 +56,8 @@ const httpUrl = z.string().trim().refine(isHttpUrl, 'must be an http:// or https
 
 const schema = z
   .object({
-    // The same rule as the launcher's and the runner's (config/fields.ts).
-    REDIS_URL: redisUrlField('redis://127.0.0.1:6379'),
+    // The same fields and rules as the launcher's and the runner's (config/redis-settings.ts).
+    ...REDIS_SETTINGS_FIELDS,
     OXMQ_PREFIXES: prefixList,
     OXMQ_ADMIN_USER: z.string().trim().min(1).optional(),
     OXMQ_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
@@ -93,6 +99,7 @@ const schema = z
       .min(16, 'must be at least 16 characters (openssl rand -base64 32)'),
     NEXTAUTH_URL: z.url('must be the origin users open, e.g. http://localhost:3000'),
   })
+  .superRefine(checkRedisSettings)
   .refine(
     (env) => (env.OXMQ_ADMIN_USER === undefined) === (env.OXMQ_ADMIN_PASSWORD === undefined),
     {
@@ -107,7 +114,7 @@ const schema = z
 
 /** Every variable the console reads (the launcher passes these through from its config). */
 export const CONSOLE_ENV_KEYS = [
-  'REDIS_URL',
+  ...REDIS_SETTING_NAMES,
   'OXMQ_PREFIXES',
   'OXMQ_ADMIN_USER',
   'OXMQ_ADMIN_PASSWORD',
@@ -127,6 +134,11 @@ export const CONSOLE_ENV_KEYS = [
 ] as const;
 
 export type ConsoleEnv = z.infer<typeof schema>;
+
+/** The Redis the console reads: REDIS_URL's default when no connection setting is given. */
+export function consoleRedisTarget(env: ConsoleEnv): RedisTarget {
+  return redisTarget(env, 'redis://127.0.0.1:6379');
+}
 
 export class EnvError extends Error {
   override readonly name = 'EnvError';

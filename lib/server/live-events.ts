@@ -6,7 +6,7 @@
  * so idle consoles hold no blocking connection.
  */
 import 'server-only';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from 'oxmq';
 import type { LiveEventBatch, QueueRef } from 'oxmq/admin';
 import { admin, openLiveEventsConnection } from './oxmq';
 
@@ -28,7 +28,7 @@ class LiveEventsHub {
   private readonly subscribers = new Map<LiveSubscriber, Set<string>>();
   private readonly cursors = new Map<string, { queue: QueueRef; after: string }>();
   /** The connection of the running reader; a loop whose connection is not this one stops. */
-  private connection: Redis | undefined;
+  private connection: RedisClient | undefined;
 
   /** Starts delivering events of the subscriber's queues that happen from now on. */
   async subscribe(subscriber: LiveSubscriber): Promise<() => void> {
@@ -80,7 +80,7 @@ class LiveEventsHub {
     connection?.disconnect();
   }
 
-  private async loop(connection: Redis): Promise<void> {
+  private async loop(connection: RedisClient): Promise<void> {
     while (this.connection === connection) {
       // Subscribers with no stream to watch (no queue yet, or none that exists): a read of
       // nothing returns at once, and looping on it would starve the process's event loop.

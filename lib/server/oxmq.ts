@@ -6,9 +6,9 @@
  * the dedicated live-events connection. Nothing else in app/ touches Redis.
  */
 import 'server-only';
-import { Redis } from 'ioredis';
 import { createAdmin, type Admin, type AuditKind, type AuditRecord } from 'oxmq/admin';
-import { getEnv } from './env';
+import { openRedis, type RedisClient } from '../../config/redis-connection';
+import { consoleRedisTarget, getEnv } from './env';
 import { redactionRules } from './redact';
 import { RefusalThrottle } from './refusal-throttle';
 
@@ -18,13 +18,14 @@ const HEALTH_TIMEOUT_MS = 1_500;
 
 // Kept on globalThis so `next dev` reloads reuse one connection instead of leaking one per edit.
 const holder = globalThis as typeof globalThis & {
-  __oxmqConsoleRedis?: Redis;
+  __oxmqConsoleRedis?: RedisClient;
   __oxmqConsoleAdmin?: Admin;
 };
 
-function redis(): Redis {
+/** A server, a Sentinel group's master or a Cluster (REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES). */
+function redis(): RedisClient {
   if (!holder.__oxmqConsoleRedis) {
-    const client = new Redis(getEnv().REDIS_URL, {
+    const client = openRedis(consoleRedisTarget(getEnv()), {
       connectionName: 'oxmq:console',
       maxRetriesPerRequest: 1,
       commandTimeout: COMMAND_TIMEOUT_MS,
@@ -106,8 +107,8 @@ export async function recordAudit(record: AuditRecord): Promise<void> {
  * whole wait, so it may not share the request connection, nor have its command timeout. The
  * caller quits it when nobody listens any more.
  */
-export function openLiveEventsConnection(): Redis {
-  const client = new Redis(getEnv().REDIS_URL, {
+export function openLiveEventsConnection(): RedisClient {
+  const client = openRedis(consoleRedisTarget(getEnv()), {
     connectionName: LIVE_EVENTS_CONNECTION_NAME,
     maxRetriesPerRequest: null,
     connectTimeout: COMMAND_TIMEOUT_MS,

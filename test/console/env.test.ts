@@ -26,9 +26,15 @@ describe('getEnv', () => {
       OXMQ_READ_ONLY: '1',
     });
     expect(getEnv()).toMatchObject({
-      REDIS_URL: 'redis://127.0.0.1:6379',
       OXMQ_PREFIXES: ['bull', '{pay}'],
       OXMQ_READ_ONLY: true,
+    });
+    // No connection setting: the default server (config/redis-settings.ts).
+    const { consoleRedisTarget } = await import('../../lib/server/env');
+    expect(consoleRedisTarget(getEnv())).toEqual({
+      kind: 'url',
+      url: 'redis://127.0.0.1:6379',
+      tls: false,
     });
     const defaults = await loadEnv({ ...required, OXMQ_READ_ONLY: '' });
     expect(defaults()).toMatchObject({ OXMQ_PREFIXES: ['bull'], OXMQ_READ_ONLY: false });

@@ -4,9 +4,9 @@
  * CLIENT LIST for all of their workers. Families are merged across queues, each sample labelled
  * `prefix` and `queue` first (bullmq's families too: two prefixes may hold the same queue name).
  */
-import type { RedisClient } from '../../connection';
+import { isCluster, type RedisClient } from '../../connection';
 import { listQueues, type ListQueuesOptions, type QueueRef } from '../queues';
-import { workersInClientList } from '../workers';
+import { listWorkers, workersInClientList } from '../workers';
 import { bullmqFamilies, oxmqQueueFamilies, type LabelledSnapshot } from './families';
 import { queueSnapshotReads, type PipelineReply, type QueueSnapshot } from './queue-snapshot';
 import { renderFamilies, type MetricFamily } from './text-format';
@@ -53,8 +53,10 @@ export async function collectConsoleMetrics(
   const chosen = discovered.queues.slice(0, maxQueues);
   const omitted = discovered.queues.length - chosen.length;
 
+  // On a Cluster a node lists only its own clients: listWorkers asks each queue's master.
+  const onCluster = isCluster(client);
   const [list, results] = await Promise.all([
-    chosen.length > 0 ? client.client('LIST') : Promise.resolve(''),
+    chosen.length > 0 && !onCluster ? client.client('LIST') : Promise.resolve(''),
     readAll(client, chosen, concurrency, now),
   ]);
   const snapshots: QueueSnapshot[] = [];
@@ -64,7 +66,9 @@ export async function collectConsoleMetrics(
     else failed.push({ queue: chosen[index]!, error: result.error });
   });
 
-  const workers = workersInClientList(String(list), snapshots);
+  const workers = onCluster
+    ? await listWorkers(client, snapshots)
+    : workersInClientList(String(list), snapshots);
   const labelled: LabelledSnapshot[] = snapshots.map((snapshot, index) => ({
     snapshot,
     workers: workers[index]?.workers.length ?? 0,

@@ -21,10 +21,10 @@
  * in one command, in O(1) for these heads (Redis walks only the LIMIT range when it does not
  * sort). Its patterns substitute the first `*`, so a prefix or queue name containing `*` cannot
  * be expressed that way: such a queue reads the heads' ids in the pipeline and their hashes in
- * a second, small round trip.
+ * a second, small round trip, as does every queue on a Cluster.
  */
 import type { ChainableCommander } from 'ioredis';
-import type { RedisClient } from '../../connection';
+import { isCluster, type RedisClient } from '../../connection';
 import { DEFAULT_COUNT_STATES } from '../../backend/queue-operations';
 import { QueueKeys } from '../../keys';
 import { lastClosedMinuteCount, type MetricsHashReading } from './closed-minute';
@@ -91,8 +91,9 @@ export function queueSnapshotReads(
     pipeline.hmget(keys.metrics(type), 'count', 'prevTS', 'prevCount');
     pipeline.lindex(`${keys.metrics(type)}:data`, 0);
   }
-  // Only the first `*` of a SORT pattern is substituted: the job key must not hold another.
-  const sortable = !keys.base.includes('*');
+  // Only the first `*` of a SORT pattern is substituted: the job key must not hold another. On
+  // a Cluster, ioredis takes BY's `nosort` for a key of another slot and refuses the pipeline.
+  const sortable = !keys.base.includes('*') && !isCluster(client);
   if (sortable) {
     const gets = ['GET', '#', 'GET', `${keys.base}*->timestamp`];
     pipeline.call('SORT', keys.wait, 'BY', 'nosort', 'DESC', 'LIMIT', 0, WAIT_HEADS, ...gets);
