@@ -6,8 +6,8 @@
  * there each queue's commands get a pipeline of their own, all sent at once, and a node's
  * clients are read from the node that holds the queue.
  */
+import calculateSlot from 'cluster-key-slot';
 import type { ChainableCommander, Cluster } from 'ioredis';
-import { hashTagOf } from '../cluster-slots';
 import { isCluster, type RedisClient } from '../connection';
 
 /** One reply of ioredis' pipeline exec(). */
@@ -47,16 +47,9 @@ export async function pipelinePerItem<T>(
   );
 }
 
-/** The Cluster hash slot of `key` (CRC16-XMODEM of its hash tag, or of the key, mod 16384). */
+/** The Cluster hash slot of `key` (of its hash tag when it has one), as ioredis computes it. */
 export function keySlot(key: string): number {
-  let crc = 0;
-  for (const byte of Buffer.from(hashTagOf(key) ?? key)) {
-    crc ^= byte << 8;
-    for (let bit = 0; bit < 8; bit += 1) {
-      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-    }
-  }
-  return crc % 16384;
+  return calculateSlot(key);
 }
 
 /**

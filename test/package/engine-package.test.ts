@@ -40,12 +40,13 @@ async function runScript(file: string): Promise<Record<string, unknown>> {
 }
 
 describe('the installed oxmq package', () => {
-  it('installs only the built files and its three runtime dependencies', () => {
+  it('installs only the built files and its four runtime dependencies', () => {
     const installed = JSON.parse(
       readFileSync(path.join(consumer, 'node_modules', 'oxmq', 'package.json'), 'utf8'),
     ) as { dependencies: Record<string, string>; version: string };
     expect(Object.keys(installed.dependencies).sort()).toEqual([
       '@opentelemetry/api',
+      'cluster-key-slot',
       'cron-parser',
       'ioredis',
     ]);
