@@ -268,4 +268,58 @@ describe('the core scenarios on a Redis Cluster', () => {
       plain.add({ name: 'p', queueName: '{one}', children: [{ name: 'c', queueName: '{two}' }] }),
     ).rejects.toThrow(/must share one hash tag/);
   });
+
+  it('applies every failure policy to a flow across three queues under one cluster tag', async () => {
+    const tag = uniqueQueueName('policies');
+    const prefix = `{${tag}}:bull`;
+    const flows = track(FlowProducer.forCluster(tag, { connection: cluster() }));
+    const policies = [
+      'failParentOnFailure',
+      'ignoreDependencyOnFailure',
+      'removeDependencyOnFailure',
+      'continueParentOnFailure',
+    ] as const;
+    // Each parent has a child that fails (with the policy) in one queue and one that succeeds in
+    // another: three queues, one slot.
+    const trees = await flows.addBulk(
+      policies.map((policy) => ({
+        name: policy,
+        queueName: 'parents',
+        children: [
+          { name: 'fails', queueName: 'failing', opts: { [policy]: true, attempts: 1 } },
+          { name: 'works', queueName: 'working' },
+        ],
+      })),
+    );
+    const connection = cluster();
+    track(
+      new Worker('failing', async () => Promise.reject(new Error('no')), { connection, prefix }),
+    );
+    track(new Worker('working', async () => 'ok', { connection, prefix }));
+    const ran = new Map<string, { ignored: Record<string, string>; values: object }>();
+    track(
+      new Worker(
+        'parents',
+        async (job) => {
+          ran.set(job.name, {
+            ignored: await job.getIgnoredChildrenFailures(),
+            values: await job.getChildrenValues(),
+          });
+          return 'parent done';
+        },
+        { connection, prefix },
+      ),
+    );
+    const parents = track(new Queue('parents', { connection, prefix }));
+    const stateOf = (policy: (typeof policies)[number]) =>
+      parents.getJobState(trees[policies.indexOf(policy)]!.job.id!);
+    await waitFor(async () => (await stateOf('failParentOnFailure')) === 'failed', 20_000);
+    for (const policy of policies.slice(1)) {
+      await waitFor(async () => (await stateOf(policy)) === 'completed', 20_000);
+    }
+    expect(ran.has('failParentOnFailure')).toBe(false);
+    expect(Object.values(ran.get('ignoreDependencyOnFailure')!.ignored)).toEqual(['no']);
+    expect(Object.values(ran.get('removeDependencyOnFailure')!.ignored)).toEqual([]);
+    expect(ran.has('continueParentOnFailure')).toBe(true);
+  });
 });
