@@ -101,6 +101,9 @@ export function engineConnection(target: RedisTarget, extra: RedisOptions = {}):
     return { connection: serverOptions(target, extra), close: async () => undefined };
   }
   const cluster = openCluster(target, extra);
+  // Shared by every Queue and Worker of the process, each of which listens to it (errors, ready,
+  // end): many listeners are expected here, not a leak.
+  cluster.setMaxListeners(0);
   return {
     connection: cluster,
     close: async () => {

@@ -5,7 +5,7 @@
  * so a demo left running without workers does not fill Redis.
  */
 import type { Logger } from 'pino';
-import { FlowProducer, Queue, type RedisClient } from 'oxmq';
+import { FlowProducer, Queue, ValidationError, type RedisClient } from 'oxmq';
 import { BACKLOG_CAP, FEEDS, type Feed, type FeedContext } from './feeds';
 import { DEMO_QUEUES, DIGEST_EVERY_MS, DIGEST_SCHEDULER_ID, type DemoQueueName } from './queues';
 import { scaled } from './timing';
@@ -47,6 +47,8 @@ export function startDemoProducer(options: DemoProducerOptions): DemoProducer {
   const inFlight = new Set<Promise<void>>();
   const added: Record<string, number> = {};
   const held = new Set<string>();
+  /** Feeds whose jobs the engine refused as invalid: retrying would not help. */
+  const stoppedFeeds = new Set<string>();
   /** Ends pending pause()s when stop() comes. */
   const wakers = new Set<() => void>();
   let stopped = false;
@@ -116,13 +118,20 @@ export function startDemoProducer(options: DemoProducerOptions): DemoProducer {
       added[feed.name] = (added[feed.name] ?? 0) + count;
       logger.debug({ feed: feed.name, count }, 'jobs added');
     } catch (err) {
+      if (err instanceof ValidationError) {
+        // A refusal of the settings (e.g. a flow across queues with a hash tag each, on a
+        // Cluster), not of the moment: every turn would fail alike, so stop this feed.
+        stoppedFeeds.add(feed.name);
+        logger.error({ feed: feed.name, err }, 'demo feed stopped: its jobs are refused');
+        return;
+      }
       // Redis away or a closing queue: log and keep the timer going; the next turn retries.
       if (!stopped) logger.warn({ feed: feed.name, err }, 'adding demo jobs failed');
     }
   }
 
   function schedule(feed: Feed, delay: number): void {
-    if (stopped) return;
+    if (stopped || stoppedFeeds.has(feed.name)) return;
     const timer = setTimeout(() => {
       timers.delete(timer);
       const run = runFeed(feed).finally(() => inFlight.delete(run));
