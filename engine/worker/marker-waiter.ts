@@ -110,6 +110,9 @@ export class MarkerWaiter {
       return outcome ?? 'timeout';
     } catch (error) {
       if (this.stopped()) return 'interrupted';
+      // A master that becomes a replica (a failover) ends its blocked commands with UNBLOCKED:
+      // not a fault of ours, just a cue to fetch again, which reaches the new master.
+      if (error instanceof Error && error.message.startsWith('UNBLOCKED')) return 'lost';
       throw error;
     } finally {
       clearTimeout(watchdog);

@@ -11,7 +11,7 @@
  */
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Queue, QueueEvents, type ConnectionOptions } from 'oxmq';
+import { Queue, QueueEvents, Worker, type ConnectionOptions } from 'oxmq';
 import type { BundledChild } from '../helpers/bundled-child';
 import { useCleanup } from '../helpers/cleanup';
 import { startDeploymentWorker, type DeploymentTarget } from '../helpers/deployment-worker';
@@ -142,6 +142,10 @@ async function rideThrough(
     // QueueEvents followed the new master: it heard completions of jobs added after the switch.
     await waitFor(() => heard.has(`job-${JOBS - 1}`), 30_000);
 
+    // A blocked fetch ended by the switch (UNBLOCKED, the old master turning replica) is a cue
+    // to fetch again, not an error.
+    const errors = workers.flatMap((worker) => worker.messages.filter((m) => m.event === 'error'));
+    expect(errors.filter((m) => String(m.message).startsWith('UNBLOCKED'))).toEqual([]);
     // No worker process is stuck: each runs some of a fresh round within a few drainDelays.
     const fresh = await queue.addBulk(
       Array.from({ length: 24 }, (_, i) => ({
@@ -223,4 +227,34 @@ describe('a Redis Cluster failover under load', () => {
     );
     expect((await deployment!.masters()).map((m) => m.port)).not.toContain(holder);
   }, 90_000);
+
+  it('an idle worker blocked on the old master fetches again from the new one, without an error', async () => {
+    const connection = () =>
+      track(new Cluster(deployment!.nodes, { redisOptions: { maxRetriesPerRequest: null } }));
+    const name = uniqueQueueName('idle-failover');
+    const errors: Error[] = [];
+    const done: string[] = [];
+    // A long drainDelay: the worker sits in its blocking fetch when its master steps down.
+    const worker = track(
+      new Worker(name, async (job) => job.name, {
+        connection: connection(),
+        clusterHashTags: true,
+        drainDelay: 30,
+        runRetryDelay: 5_000,
+      }),
+    );
+    worker.on('error', (error: Error) => errors.push(error));
+    worker.on('completed', (job) => done.push(job.id!));
+    await worker.waitUntilReady();
+    await sleep(300);
+    const admin = connection();
+    const slot = Number(await admin.cluster('KEYSLOT', worker.keys.marker));
+    const ranges = await admin.cluster('SLOTS');
+    await deployment!.failover(ranges.find(([from, to]) => slot >= from && slot <= to)![2]![1]);
+    const queue = track(new Queue(name, { connection: connection(), clusterHashTags: true }));
+    const job = await queue.add('after', {});
+    // Well within runRetryDelay: the ended block was a cue to fetch, not a failure to wait out.
+    await waitFor(() => done.includes(job.id!), 4_000);
+    expect(errors.map((error) => error.message)).toEqual([]);
+  }, 60_000);
 });

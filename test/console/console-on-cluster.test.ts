@@ -87,4 +87,21 @@ describe('the console on a Redis Cluster (REDIS_CLUSTER_NODES)', () => {
       expect(detail.state, overview.name).toBe(served ? 'completed' : 'waiting');
     }
   });
+
+  it('stays healthy through the failover of a master, and reads that queue from its new master', async () => {
+    const anonymousHealth = async () => (await fetch(`${server!.url}/api/health`)).status;
+    expect(await anonymousHealth()).toBe(200);
+    // Fail over the master of the served queue's slot.
+    const slot = Number(await connection!.cluster('KEYSLOT', `{${NAMES[0]}}`));
+    const ranges = await connection!.cluster('SLOTS');
+    const holder = ranges.find(([from, to]) => slot >= from && slot <= to)![2]![1];
+    await cluster!.failover(holder);
+    await waitFor(async () => (await anonymousHealth()) === 200, 20_000);
+    const viewer = await signIn(server!.url, VIEWER);
+    const name = encodeURIComponent(`{${NAMES[0]}}`);
+    await waitFor(async () => {
+      const job = await viewer.get(`/api/queues/${encodeURIComponent(prefix)}/${name}/jobs/1`);
+      return job.status === 200 && ((await job.json()) as JobDetailResponse).state === 'completed';
+    }, 20_000);
+  });
 });
