@@ -76,6 +76,14 @@ export function logLevelField(defaultLevel: LogLevel = 'info') {
     .default(defaultLevel);
 }
 
+/** The items of a comma-separated setting, trimmed, empty ones dropped. */
+function commaItems(value: string): string[] {
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+}
+
 /**
  * A comma-separated list: items trimmed, empty items dropped, at least one left. `item` checks
  * each one (its message is prefixed with the offending item).
@@ -86,12 +94,7 @@ export function commaListField(
 ) {
   return z
     .string()
-    .transform((value) =>
-      value
-        .split(',')
-        .map((entry) => entry.trim())
-        .filter((entry) => entry !== ''),
-    )
+    .transform(commaItems)
     .superRefine((items, context) => {
       if (items.length === 0)
         context.addIssue({ code: 'custom', message: 'list at least one value' });
@@ -143,12 +146,7 @@ export function parseHostPort(text: string): HostPort | undefined {
 export function optionalHostPortListField() {
   return z
     .string()
-    .transform((value) =>
-      value
-        .split(',')
-        .map((entry) => entry.trim())
-        .filter((entry) => entry !== ''),
-    )
+    .transform(commaItems)
     .superRefine((items, context) => {
       if (items.length === 0)
         context.addIssue({ code: 'custom', message: 'list at least one host:port' });
