@@ -4,17 +4,11 @@
  * the RunResult. Redis counters are read around the measured window only.
  */
 import { Redis } from 'ioredis';
-import { benchLib, type BenchJobOpts, type BenchLib, type BenchQueue } from './libs';
+import { benchLib, type BenchJobOpts, type BenchLib } from './libs';
+import { completion, counters, NONE, prefill, queueState } from './run-helpers';
 import { startBenchTracing } from './tracing';
 import type { ScenarioKind, ScenarioParams } from './scenarios';
-import {
-  checkDelivery,
-  counterDelta,
-  percentile,
-  redisCounters,
-  type Lib,
-  type RedisCounters,
-} from './stats';
+import { checkDelivery, counterDelta, percentile, type Lib, type RedisCounters } from './stats';
 
 export interface ChildConfig {
   lib: Lib;
@@ -34,85 +28,6 @@ export interface RunResult {
   problems: string[];
   extra: Record<string, number | null>;
 }
-
-const PREFIX = 'bull';
-const STALL_TIMEOUT_MS = 120_000;
-
-async function counters(redis: Redis): Promise<RedisCounters> {
-  const text = (await redis.info('cpu')) + '\n' + (await redis.info('commandstats'));
-  return redisCounters(text);
-}
-
-/** Resolves when `target()` holds, checked on every `poke()`; rejects if nothing moves. */
-function completion(target: () => boolean): { poke: () => void; done: Promise<number> } {
-  let resolveDone!: (at: number) => void;
-  let rejectDone!: (error: Error) => void;
-  const done = new Promise<number>((resolve, reject) => {
-    resolveDone = resolve;
-    rejectDone = reject;
-  });
-  let last = Date.now();
-  const guard = setInterval(() => {
-    if (Date.now() - last > STALL_TIMEOUT_MS) {
-      clearInterval(guard);
-      rejectDone(new Error(`no progress for ${STALL_TIMEOUT_MS} ms`));
-    }
-  }, 1_000);
-  const poke = () => {
-    last = Date.now();
-    if (target()) {
-      clearInterval(guard);
-      resolveDone(performance.now());
-    }
-  };
-  return { poke, done };
-}
-
-async function prefill(queue: BenchQueue, jobs: number, opts: BenchJobOpts): Promise<string[]> {
-  const ids: string[] = [];
-  for (let start = 0; start < jobs; start += 1_000) {
-    const chunk = [];
-    for (let i = start; i < Math.min(jobs, start + 1_000); i++) {
-      chunk.push({ name: 'bench', data: { i }, opts });
-    }
-    ids.push(...(await queue.addBulk(chunk)));
-  }
-  return ids;
-}
-
-/** Final state of the queue, for the exact-delivery check. */
-async function queueState(redis: Redis, queue: string) {
-  const base = `${PREFIX}:${queue}`;
-  const [wait, active, completed, failed, delayed, prioritized] = await Promise.all([
-    redis.llen(`${base}:wait`),
-    redis.llen(`${base}:active`),
-    redis.zcard(`${base}:completed`),
-    redis.zcard(`${base}:failed`),
-    redis.zcard(`${base}:delayed`),
-    redis.zcard(`${base}:prioritized`),
-  ]);
-  const jobHashes: string[] = [];
-  let leftoverLocks = 0;
-  let cursor = '0';
-  const jobKey = new RegExp(`^${base}:(\\d+)$`);
-  const lockKey = new RegExp(`^${base}:\\d+:lock$`);
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${base}:*`, 'COUNT', 1_000);
-    cursor = next;
-    for (const key of keys) {
-      const match = jobKey.exec(key);
-      if (match) jobHashes.push(match[1]!);
-      else if (lockKey.test(key)) leftoverLocks++;
-    }
-  } while (cursor !== '0');
-  return {
-    counts: { wait, active, completed, failed, delayed, prioritized },
-    jobHashes,
-    leftoverLocks,
-  };
-}
-
-const NONE = { wait: 0, active: 0, completed: 0, failed: 0, delayed: 0, prioritized: 0 };
 
 async function runScenario(
   config: ChildConfig,

@@ -4,7 +4,7 @@
  */
 import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
-import { BatchWorker, Queue, Worker, type Telemetry } from 'oxmq';
+import { BatchWorker, Queue, Worker, type ConnectionOptions, type Telemetry } from 'oxmq';
 import type { Lib } from './stats';
 
 export interface BenchJobOpts {
@@ -55,7 +55,8 @@ export function benchLib(
   return lib === 'oxmq' ? oxmq(connection) : bullmq(connection, bullmqTelemetry);
 }
 
-function oxmq(connection: RedisOptions): BenchLib {
+/** `connection` may be a shared instance too: bench/cluster-child.ts passes a `Cluster`. */
+export function oxmq(connection: ConnectionOptions): BenchLib {
   return {
     queue(name) {
       const queue = new Queue(name, { connection });

@@ -3,13 +3,15 @@
  * docs/benchmarks.md, OxMQ against the pinned bullmq 6.7.0, side by side on one private
  * redis-server. Each run is a fresh child process (bench/child.ts); the libraries alternate
  * A B A B after a warm-up round; medians are reported. Prints one JSON line per scenario and a
- * table at the end. Exits 1 if any exact-delivery check failed.
+ * table at the end. Exits 1 if any exact-delivery check failed. `--cluster` runs the Redis Cluster
+ * comparison of bench/cluster.ts instead.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { startRedis } from '../test/setup/redis-server';
 import type { ChildConfig, RunResult } from './child';
+import { runClusterBench } from './cluster';
 import { SCENARIOS, paramsFor, type Scenario } from './scenarios';
 import { alternationOrder, topCommands } from './stats';
 import { formatTable, summarize, type ScenarioSummary } from './summary';
@@ -20,13 +22,16 @@ interface Args {
   only: string[] | null;
   /** How many commands the per-run stderr line breaks down (default 8). */
   top: number;
+  /** worker-c100 on 3 queues, Redis Cluster vs one server (bench/cluster.ts). */
+  cluster: boolean;
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { quick: false, rounds: 3, only: null, top: 8 };
+  const args: Args = { quick: false, rounds: 3, only: null, top: 8, cluster: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') args.quick = true;
+    else if (arg === '--cluster') args.cluster = true;
     else if (arg === '--rounds') args.rounds = Math.max(3, parseInt(argv[++i] ?? '3', 10));
     else if (arg === '--top') args.top = parseInt(argv[++i] ?? '8', 10);
     else if (arg === '--only') args.only = (argv[++i] ?? '').split(',').filter(Boolean);
@@ -103,6 +108,13 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const childFile = process.env.OXMQ_BENCH_CHILD;
   if (!childFile) throw new Error('OXMQ_BENCH_CHILD is not set: run through `npm run bench`');
+  if (args.cluster) {
+    const clusterChild = process.env.OXMQ_BENCH_CLUSTER_CHILD;
+    if (!clusterChild)
+      throw new Error('OXMQ_BENCH_CLUSTER_CHILD is not set: run through `npm run bench`');
+    process.exitCode = await runClusterBench(args, clusterChild);
+    return;
+  }
   const server = await startRedis();
   const redis = new Redis({ host: '127.0.0.1', port: server.port });
   const started = Date.now();

@@ -4,6 +4,7 @@
 // directory, then main runs with node, the repository as working directory. The engine is one
 // of those packages: `oxmq` is built first (npm run build:engine) and loaded as a team's service
 // loads it, from its dist/. Arguments are passed through: `npm run bench -- --quick`.
+// bench/cluster-child.ts is bundled too, for `npm run bench -- --cluster`.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -38,7 +39,11 @@ if (built.status !== 0) process.exit(built.status ?? 1);
 
 let code = 1;
 try {
-  const [mainFile, childFile] = await Promise.all([bundle('main.ts'), bundle('child.ts')]);
+  const [mainFile, childFile, clusterChildFile] = await Promise.all([
+    bundle('main.ts'),
+    bundle('child.ts'),
+    bundle('cluster-child.ts'),
+  ]);
   code = await new Promise((resolve) => {
     const main = spawn(process.execPath, [mainFile, ...process.argv.slice(2)], {
       cwd: repoRoot,
@@ -46,6 +51,7 @@ try {
         ...process.env,
         NODE_PATH: path.join(repoRoot, 'node_modules'),
         OXMQ_BENCH_CHILD: childFile,
+        OXMQ_BENCH_CLUSTER_CHILD: clusterChildFile,
       },
       stdio: 'inherit',
     });
