@@ -44,7 +44,14 @@ async function main(): Promise<number> {
     return 2;
   }
   const url = values['redis-url'] ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const client = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
+  });
+  // The connection's own error says why (ECONNREFUSED, NOAUTH ...); the command's only that it closed.
+  let connectionError: Error | undefined;
+  client.on('error', (error: Error) => (connectionError ??= error));
   try {
     await client.connect();
     const report = await checkQueueIntegrityToEnd(
@@ -55,7 +62,7 @@ async function main(): Promise<number> {
     print(report, `${values.prefix}:${values.queue}`);
     return report.clean ? 0 : 1;
   } catch (error) {
-    console.error(`fsck: ${(error as Error).message}`);
+    console.error(`fsck: ${(connectionError ?? (error as Error)).message}`);
     return 2;
   } finally {
     client.disconnect();

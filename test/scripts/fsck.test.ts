@@ -1,7 +1,7 @@
 /**
  * `npm run fsck` (`node --import tsx scripts/fsck.ts`) against the run's Redis: exit 0 and
  * "clean" for a healthy queue, exit 1 with the broken invariant's count and sample id otherwise,
- * exit 2 for a missing --queue; and REDIS_URL as the default target.
+ * exit 2 for a missing --queue or an unreachable Redis; and REDIS_URL as the default target.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -48,9 +48,12 @@ describe('npm run fsck', () => {
     expect(broken.code).toBe(1);
   });
 
-  it('exits 2 without a queue name', async () => {
+  it('exits 2 without a queue name, and with the reason when Redis cannot be reached', async () => {
     const run = await runFsck(['--redis-url', redisUrl()]);
     expect(run.output).toContain('usage: npm run fsck');
     expect(run.code).toBe(2);
+    const unreachable = await runFsck(['--queue', 'q', '--redis-url', 'redis://127.0.0.1:1']);
+    expect(unreachable.output).toContain('fsck: connect ECONNREFUSED 127.0.0.1:1');
+    expect(unreachable.code).toBe(2);
   });
 });

@@ -25,8 +25,8 @@ export interface IntegrityReport {
   /** Ids and keys examined by this call. */
   scanned: number;
   /**
-   * Ids that could not be placed because a list was longer than the lookup bound
-   * (INTEGRITY_LIMITS.listLookup): their hash-without-state and list-vs-list checks were skipped.
+   * Job hashes the key scan could not place, because a list was longer than the bounded lookups
+   * and the page-through allowed (INTEGRITY_LIMITS): their hash-without-state check was skipped.
    */
   unverified: number;
   /** Resume token; undefined when the walk is done. */

@@ -59,7 +59,7 @@ async function checkHashes(
   const { absent, paged } = await pageLongLists(client, unplaced);
   for (const id of unplaced.keys()) {
     if (absent.has(id)) suspects.push(items[ids.indexOf(id)]!);
-    else if (!absentOrFound(id, absent, paged.found)) report.unverified += 1;
+    else if (!paged.found.has(id)) report.unverified += 1;
   }
   if (suspects.length === 0) return paged.entries;
   const confirmed = await probe(client, base, suspects, true);
@@ -69,9 +69,6 @@ async function checkHashes(
   });
   return paged.entries;
 }
-
-const absentOrFound = (id: string, absent: Set<string>, found: Set<string>) =>
-  absent.has(id) || found.has(id);
 
 /**
  * Pages through the long lists the bounded lookups could not rule out, in LRANGE windows, up to
