@@ -207,3 +207,14 @@ export type { GroupAction, GroupPage } from './groups';
 // ---- one object holding all of the above, bound to a client (create-admin.ts) ----
 export { createAdmin } from './create-admin';
 export type { Admin, AdminOptions, AdminScanOptions } from './create-admin';
+// ---- queue integrity checker (docs/integrity.md) ----
+export {
+  checkQueueIntegrity,
+  checkQueueIntegrityToEnd,
+  emptyReport,
+  INTEGRITY_LIMITS,
+  INVARIANTS,
+  MAX_SAMPLES,
+  mergeReports,
+} from './integrity';
+export type { IntegrityOptions, IntegrityQueue, IntegrityReport, Invariant } from './integrity';

@@ -1,0 +1,16 @@
+/** The queue integrity checker (docs/integrity.md). */
+export {
+  checkQueueIntegrity,
+  checkQueueIntegrityToEnd,
+  type IntegrityOptions,
+  type IntegrityQueue,
+} from './check-queue-integrity';
+export {
+  emptyReport,
+  INVARIANTS,
+  MAX_SAMPLES,
+  mergeReports,
+  type IntegrityReport,
+  type Invariant,
+} from './invariants';
+export { INTEGRITY_LIMITS } from './limits';

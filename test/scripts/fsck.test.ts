@@ -1,0 +1,59 @@
+/**
+ * `npm run fsck` (`node --import tsx scripts/fsck.ts`) against the run's Redis: exit 0 and
+ * "clean" for a healthy queue, exit 1 with the broken invariant's count and sample id otherwise,
+ * exit 2 for a missing --queue or an unreachable Redis; and REDIS_URL as the default target.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { Queue } from 'oxmq';
+import { useCleanup } from '../helpers/cleanup';
+import { rawClient, redisOptions, redisUrl, uniqueQueueName } from '../helpers/redis';
+import { queueKey } from '../helpers/redis-state';
+
+const track = useCleanup();
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+function runFsck(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number | null; output: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/fsck.ts', ...args], {
+      cwd: repoRoot,
+      env: { NODE_ENV: 'test' as const, PATH: process.env.PATH ?? '', ...env },
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+describe('npm run fsck', () => {
+  it('exits 0 on a clean queue and 1 with the sample of a broken one', async () => {
+    const name = uniqueQueueName('fsck-cli');
+    const redis = track(rawClient());
+    const queue = track(new Queue(name, { connection: redisOptions() }));
+    const a = await queue.add('a', {});
+    await queue.add('b', {});
+
+    const clean = await runFsck(['--queue', name, '--redis-url', redisUrl()]);
+    expect(clean.output).toContain(`queue bull:${name}: clean`);
+    expect(clean.code).toBe(0);
+
+    await redis.del(queueKey(name, a.id!));
+    // REDIS_URL is the default target; a small budget walks the queue in several calls.
+    const broken = await runFsck(['--queue', name, '--budget', '1'], { REDIS_URL: redisUrl() });
+    expect(broken.output).toContain(`queue bull:${name}: NOT clean`);
+    expect(broken.output).toMatch(new RegExp(`member-without-hash +1 +e\\.g\\. ${a.id}\\n`));
+    expect(broken.code).toBe(1);
+  });
+
+  it('exits 2 without a queue name, and with the reason when Redis cannot be reached', async () => {
+    const run = await runFsck(['--redis-url', redisUrl()]);
+    expect(run.output).toContain('usage: npm run fsck');
+    expect(run.code).toBe(2);
+    const unreachable = await runFsck(['--queue', 'q', '--redis-url', 'redis://127.0.0.1:1']);
+    expect(unreachable.output).toContain('fsck: connect ECONNREFUSED 127.0.0.1:1');
+    expect(unreachable.code).toBe(2);
+  });
+});
