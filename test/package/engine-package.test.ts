@@ -82,5 +82,7 @@ describe('the installed oxmq package', () => {
         run(process.execPath, [tsc, '-p', project], { cwd: consumer }),
       ).resolves.toBeDefined();
     },
+    // A whole tsc run: about 5 s alone, several times that on a busy two-core machine.
+    120_000,
   );
 });
