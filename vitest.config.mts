@@ -6,8 +6,14 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // The console suite builds and starts the app: its own config (vitest.console.config.mts),
-    // as does the start-command test (it builds a fresh copy of the repository).
-    exclude: [...configDefaults.exclude, 'test/console/**', 'test/launcher/start-command.test.ts'],
+    // as does the start-command test (it builds a fresh copy of the repository), and the
+    // fault-injection suite (vitest.faults.config.mts, one file at a time).
+    exclude: [
+      ...configDefaults.exclude,
+      'test/console/**',
+      'test/launcher/start-command.test.ts',
+      'test/faults/**',
+    ],
     globalSetup: ['test/setup/redis-server.ts'],
     pool: 'forks',
     testTimeout: 30_000,

@@ -1,0 +1,68 @@
+/**
+ * Child process body for startFaultWorker() (fault-worker.ts): an OxMQ Worker that completes
+ * every job after a short random work time and reports, one JSON line on stdout each:
+ * `ready`; `started` and `completed` (job id, pid, time) for every run of a job; `stalled`
+ * for every job its stalled checker recovered; `error` and `failed`; `closed` after a SIGTERM's
+ * graceful close. stdout is a pipe, written synchronously on Linux, so a line written before a
+ * SIGKILL reaches the parent.
+ *
+ * A job's data may steer its run (JobInstructions): `blockMs` with `blockIn` set to this worker's
+ * name blocks the event loop that long (a busy loop, no await), as a CPU-bound processor does;
+ * `workMs` replaces the random work time.
+ *
+ * argv[2]: JSON FaultWorkerConfig.
+ */
+import { Worker } from 'oxmq';
+import type { FaultWorkerConfig, JobInstructions } from './fault-worker';
+
+function report(message: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify({ ...message, pid: process.pid, at: Date.now() })}\n`);
+}
+
+const config = JSON.parse(process.argv[2] ?? '{}') as FaultWorkerConfig;
+
+function busyWait(ms: number): void {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    // Nothing yields: timers, lock renewals and sockets wait for the loop to come back.
+  }
+}
+
+const worker = new Worker(
+  config.queueName,
+  async (job) => {
+    report({ event: 'started', jobId: job.id });
+    const data = (job.data ?? {}) as JobInstructions;
+    if (data.blockMs && data.blockIn === config.workerName) busyWait(data.blockMs);
+    else {
+      const workMs =
+        data.workMs ?? config.workMinMs + Math.random() * (config.workMaxMs - config.workMinMs);
+      await new Promise((resolve) => setTimeout(resolve, workMs));
+    }
+    return { by: config.workerName, pid: process.pid };
+  },
+  {
+    connection: { host: '127.0.0.1', port: config.port, maxRetriesPerRequest: null },
+    name: config.workerName,
+    concurrency: config.concurrency,
+    lockDuration: config.lockDuration,
+    stalledInterval: config.stalledInterval,
+    maxStalledCount: config.maxStalledCount,
+    drainDelay: config.drainDelay,
+    runRetryDelay: config.runRetryDelay,
+  },
+);
+worker.on('completed', (job) => report({ event: 'completed', jobId: job.id }));
+worker.on('stalled', (jobId) => report({ event: 'stalled', jobId }));
+worker.on('failed', (job, error) =>
+  report({ event: 'failed', jobId: job?.id, reason: error.message }),
+);
+worker.on('error', (error) => report({ event: 'error', message: error.message }));
+void worker.waitUntilReady().then(() => report({ event: 'ready' }));
+
+process.once('SIGTERM', () => {
+  void worker.close().then(() => {
+    report({ event: 'closed' });
+    process.exit(0);
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * OxMQ Worker processes for the fault-injection suite (test/faults): each completes every job
+ * after a short random work time and reports every start, completion and stalled recovery, so a
+ * test can count, across processes that it kills, how often each job ran and why.
+ */
+import { spawnBundledChild, type BundledChild, type ChildMessage } from './bundled-child';
+
+export type { ChildMessage } from './bundled-child';
+
+export interface FaultWorkerConfig {
+  queueName: string;
+  port: number;
+  /** Also names the worker's blocking connection (`<prefix>:<base64 queue>:w:<workerName>`). */
+  workerName: string;
+  concurrency: number;
+  /** Work time of a job, uniformly random in [workMinMs, workMaxMs]. */
+  workMinMs: number;
+  workMaxMs: number;
+  lockDuration: number;
+  stalledInterval: number;
+  /** High in these tests: a job that stalls over and over must still run, not fail. */
+  maxStalledCount: number;
+  /** Seconds an idle worker blocks before fetching again. */
+  drainDelay: number;
+  runRetryDelay: number;
+}
+
+/** What a job's data may ask of the worker that runs it. */
+export interface JobInstructions {
+  /** Busy-loop this long, in the worker named `blockIn` only (others work as usual). */
+  blockMs?: number;
+  blockIn?: string;
+  /** Work this long instead of the random work time. */
+  workMs?: number;
+}
+
+export interface FaultWorker extends BundledChild {
+  readonly workerName: string;
+  /** SIGKILL, as in a crash; resolves once the process is gone. */
+  kill(): Promise<void>;
+  /** SIGTERM: the worker closes gracefully (waits for its jobs) and exits. */
+  stop(): Promise<void>;
+  /** Messages of one event name, oldest first. */
+  reports(event: string): ChildMessage[];
+}
+
+export async function startFaultWorker(config: FaultWorkerConfig): Promise<FaultWorker> {
+  const child = await spawnBundledChild('fault-worker.entry.ts', 'fault worker', config);
+  await child.waitForMessage((message) => message.event === 'ready', 20_000);
+  const signal = async (name: NodeJS.Signals) => {
+    if (child.running()) child.process.kill(name);
+    await child.exited;
+  };
+  return Object.assign(child, {
+    workerName: config.workerName,
+    kill: () => signal('SIGKILL'),
+    stop: () => signal('SIGTERM'),
+    reports: (event: string) => child.messages.filter((message) => message.event === event),
+  });
+}
