@@ -8,8 +8,9 @@
  * Each scenario prints one `FAULT-RESULT` line with its numbers for the table in
  * docs/reliability.md.
  */
-import type { Redis } from 'ioredis';
+import { Redis as IORedis, type Redis, type RedisOptions } from 'ioredis';
 import { Queue } from 'oxmq';
+import { checkQueueIntegrityToEnd } from 'oxmq/admin';
 import { expect } from 'vitest';
 import type { FaultWorker } from '../helpers/fault-worker';
 import { streamEntries } from '../helpers/redis-state';
@@ -38,15 +39,23 @@ const STATES = [
 
 /**
  * The end state of `queue` is consistent for the jobs `jobIds` (every job the scenario created),
- * once its workers have stopped.
- *
- * This is where the integrity checker (engine/admin/integrity/) will be called once it exists:
- * it reads the queue's keys directly. Until then, what the public Queue API can tell: each job
- * in exactly one state list, the state getJobState reports, the counts adding up to the jobs
- * created, and nothing left active. (`paused` is left out: the scenarios never pause, and the
- * engine reads a paused queue's jobs from the wait list.)
+ * once its workers have stopped: the integrity checker (engine/admin/integrity/, docs/integrity.md)
+ * finds nothing, and what the public Queue API tells agrees: each job in exactly one state list,
+ * the state getJobState reports, the counts adding up to the jobs created, and nothing left
+ * active. (`paused` is left out: the scenarios never pause, and the engine reads a paused
+ * queue's jobs from the wait list.)
  */
 export async function assertConsistent(queue: Queue, jobIds: readonly string[]): Promise<void> {
+  // The scenarios connect with plain options; the checker reads over a connection of its own.
+  const client = new IORedis(queue.opts.connection as RedisOptions);
+  const report = await checkQueueIntegrityToEnd(client, {
+    prefix: queue.keys.prefix,
+    name: queue.name,
+  }).finally(() => client.quit());
+  expect(report.samples, 'integrity checker findings').toEqual(
+    Object.fromEntries(Object.keys(report.samples).map((invariant) => [invariant, []])),
+  );
+  expect(report.clean, 'integrity checker verdict').toBe(true);
   const statesOf = new Map<string, string[]>();
   for (const state of STATES) {
     for (const id of await queue.getRanges(state, 0, -1)) {
