@@ -185,6 +185,23 @@ export class TimeoutError extends OxmqError {
 export class UnmovedJobError extends OxmqError {
   readonly code = 'JOB_NOT_MOVED';
 }
+/**
+ * Redis refused a write because its memory is at `maxmemory` and its policy is `noeviction`
+ * (the policy OxMQ needs, docs/reliability.md). Nothing of the refused operation was written:
+ * Redis refuses a script before its first write. Writes succeed again once memory is freed
+ * (jobs completed and removed, old jobs cleaned) or `maxmemory` is raised.
+ */
+export class RedisOutOfMemoryError extends OxmqError {
+  readonly code = 'REDIS_OOM';
+  constructor(
+    message = "Redis refused the write: its memory is at 'maxmemory' and its policy is noeviction. " +
+      'Nothing was written. Free memory (remove or clean finished jobs, e.g. removeOnComplete) ' +
+      'or raise maxmemory, then retry.',
+    override readonly cause?: unknown,
+  ) {
+    super(message);
+  }
+}
 /** A script returned something the engine does not understand. */
 export class UnexpectedReplyError extends OxmqError {
   readonly code = 'UNEXPECTED_REPLY';

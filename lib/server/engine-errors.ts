@@ -58,6 +58,8 @@ export const ENGINE_FAULTS: readonly string[] = [
   'TIMEOUT',
   'WORKER_SERVICE_START',
   'UNEXPECTED_REPLY',
+  // Redis at maxmemory: the operator's to fix, so a 500 and a log line that names it.
+  'REDIS_OOM',
 ];
 
 /** The API answer for an engine refusal, or null for anything else. */

@@ -1,6 +1,7 @@
 import type { ChainableCommander } from 'ioredis';
 import { isCluster, type RedisClient } from '../../connection';
 import { ALL_SCRIPTS, commandName, registerScripts } from '../../scripts/loader';
+import { refusingOutOfMemory, typedOutOfMemory } from './out-of-memory';
 import type { ScriptKeys, ScriptName } from '../../scripts/script-keys';
 
 type ScriptArg = string | number | Buffer;
@@ -9,6 +10,7 @@ type ScriptCommand = (...args: ScriptArg[]) => Promise<unknown>;
 /**
  * Runs one of our Lua commands (EVALSHA with NOSCRIPT fallback, via ioredis). `keys` has exactly
  * the script's key count (engine/scripts/script-keys.ts builds it by name from a QueueKeys).
+ * Redis at maxmemory refuses it with RedisOutOfMemoryError (engine/backend/redis/out-of-memory.ts).
  */
 export function runScript<Name extends ScriptName>(
   client: RedisClient,
@@ -20,7 +22,7 @@ export function runScript<Name extends ScriptName>(
   // defineCommand adds the command as a method named after it; ioredis' types cannot know it.
   const command = (client as unknown as Record<string, ScriptCommand>)[commandName(script)];
   if (!command) throw new Error(`OxMQ script not loaded: ${script}`);
-  return command.call(client, ...keys, ...args);
+  return refusingOutOfMemory(command.call(client, ...keys, ...args));
 }
 
 const loadedOn = new WeakMap<RedisClient, Promise<void>>();
@@ -72,12 +74,13 @@ export async function execTransaction(
     await ensureScriptsLoaded(client);
     const transaction = client.multi();
     build(transaction);
-    const replies = (await transaction.exec()) ?? [];
+    const replies = (await refusingOutOfMemory(transaction.exec())) ?? [];
     if (attempt === 0 && replies.some(([error]) => isNoScript(error))) {
       loadedOn.delete(client);
       continue;
     }
-    return replies;
+    // A script refused inside EXEC (memory filled between queueing and EXEC) comes back typed too.
+    return replies.map(([error, reply]) => [error && (typedOutOfMemory(error) as Error), reply]);
   }
 }
 
@@ -109,7 +112,7 @@ export async function runScriptThenWait<Name extends ScriptName>(
       await new Promise<void>((resolve) => client.refreshSlotsCache(() => resolve()));
       continue;
     }
-    if (scriptError) throw scriptError;
+    if (scriptError) throw typedOutOfMemory(scriptError);
     if (waitError) throw waitError;
     return [reply, Number(confirmed)];
   }
