@@ -1,5 +1,6 @@
 /**
- * OxMQ Worker processes for the fault-injection suite (test/faults): each completes every job
+ * Worker processes for the fault-injection suite (test/faults), OxMQ's (fault-worker.entry.ts) or
+ * bullmq 6.7.0's (bull-fault-worker.entry.ts) on the same queue: each completes every job
  * after a short random work time and reports every start, completion and stalled recovery, so a
  * test can count, across processes that it kills, how often each job ran and why.
  */
@@ -8,6 +9,8 @@ import { spawnBundledChild, type BundledChild, type ChildMessage } from './bundl
 export type { ChildMessage } from './bundled-child';
 
 export interface FaultWorkerConfig {
+  /** Whose Worker runs in the process: OxMQ's (the default) or bullmq's. */
+  library?: 'oxmq' | 'bullmq';
   queueName: string;
   port: number;
   /** Also names the worker's blocking connection (`<prefix>:<base64 queue>:w:<workerName>`). */
@@ -45,7 +48,9 @@ export interface FaultWorker extends BundledChild {
 }
 
 export async function startFaultWorker(config: FaultWorkerConfig): Promise<FaultWorker> {
-  const child = await spawnBundledChild('fault-worker.entry.ts', 'fault worker', config);
+  const entry =
+    config.library === 'bullmq' ? 'bull-fault-worker.entry.ts' : 'fault-worker.entry.ts';
+  const child = await spawnBundledChild(entry, 'fault worker', config);
   await child.waitForMessage((message) => message.event === 'ready', 20_000);
   const signal = async (name: NodeJS.Signals) => {
     if (child.running()) child.process.kill(name);
