@@ -1,6 +1,7 @@
 /**
- * Child process body for startFaultWorker() (fault-worker.ts): an OxMQ Worker that completes
- * every job after a short random work time and reports, one JSON line on stdout each:
+ * Child process body for startFaultWorker() (fault-worker.ts): an OxMQ Worker, or a bullmq
+ * 6.7.0 one with `library: 'bullmq'` (the fault suite counts the runs of both alike), that
+ * completes every job after a short random work time and reports, one JSON line on stdout each:
  * `ready`; `started` and `completed` (job id, pid, time) for every run of a job; `stalled`
  * for every job its stalled checker recovered; `error` and `failed`; `closed` after a SIGTERM's
  * graceful close. stdout is a pipe, written synchronously on Linux, so a line written before a
@@ -12,6 +13,8 @@
  *
  * argv[2]: JSON FaultWorkerConfig.
  */
+import type { EventEmitter } from 'node:events';
+import { Worker as BullWorker } from 'bullmq';
 import { Worker } from 'oxmq';
 import type { FaultWorkerConfig, JobInstructions } from './fault-worker';
 
@@ -28,36 +31,39 @@ function busyWait(ms: number): void {
   }
 }
 
-const worker = new Worker(
-  config.queueName,
-  async (job) => {
-    report({ event: 'started', jobId: job.id });
-    const data = (job.data ?? {}) as JobInstructions;
-    if (data.blockMs && data.blockIn === config.workerName) busyWait(data.blockMs);
-    else {
-      const workMs =
-        data.workMs ?? config.workMinMs + Math.random() * (config.workMaxMs - config.workMinMs);
-      await new Promise((resolve) => setTimeout(resolve, workMs));
-    }
-    return { by: config.workerName, pid: process.pid };
-  },
-  {
-    connection: { host: '127.0.0.1', port: config.port, maxRetriesPerRequest: null },
-    name: config.workerName,
-    concurrency: config.concurrency,
-    lockDuration: config.lockDuration,
-    stalledInterval: config.stalledInterval,
-    maxStalledCount: config.maxStalledCount,
-    drainDelay: config.drainDelay,
-    runRetryDelay: config.runRetryDelay,
-  },
-);
-worker.on('completed', (job) => report({ event: 'completed', jobId: job.id }));
-worker.on('stalled', (jobId) => report({ event: 'stalled', jobId }));
-worker.on('failed', (job, error) =>
+const processor = async (job: { id?: string; data?: unknown }) => {
+  report({ event: 'started', jobId: job.id });
+  const data = (job.data ?? {}) as JobInstructions;
+  if (data.blockMs && data.blockIn === config.workerName) busyWait(data.blockMs);
+  else {
+    const workMs =
+      data.workMs ?? config.workMinMs + Math.random() * (config.workMaxMs - config.workMinMs);
+    await new Promise((resolve) => setTimeout(resolve, workMs));
+  }
+  return { by: config.workerName, pid: process.pid };
+};
+const options = {
+  connection: { host: '127.0.0.1', port: config.port, maxRetriesPerRequest: null },
+  name: config.workerName,
+  concurrency: config.concurrency,
+  lockDuration: config.lockDuration,
+  stalledInterval: config.stalledInterval,
+  maxStalledCount: config.maxStalledCount,
+  drainDelay: config.drainDelay,
+  runRetryDelay: config.runRetryDelay,
+};
+// The two libraries' Workers take the same processor and options and emit the same events.
+// Typed as what they have in common: their own on() overloads do not combine in a union.
+const worker: EventEmitter & { waitUntilReady(): Promise<unknown>; close(): Promise<void> } =
+  config.library === 'bullmq'
+    ? new BullWorker(config.queueName, processor, options)
+    : new Worker(config.queueName, processor, options);
+worker.on('completed', (job: { id?: string }) => report({ event: 'completed', jobId: job.id }));
+worker.on('stalled', (jobId: string) => report({ event: 'stalled', jobId }));
+worker.on('failed', (job: { id?: string } | undefined, error: Error) =>
   report({ event: 'failed', jobId: job?.id, reason: error.message }),
 );
-worker.on('error', (error) => report({ event: 'error', message: error.message }));
+worker.on('error', (error: Error) => report({ event: 'error', message: error.message }));
 void worker.waitUntilReady().then(() => report({ event: 'ready' }));
 
 process.once('SIGTERM', () => {

@@ -1,6 +1,6 @@
 /**
- * Worker processes for the fault-injection suite (test/faults), OxMQ's (fault-worker.entry.ts) or
- * bullmq 6.7.0's (bull-fault-worker.entry.ts) on the same queue: each completes every job
+ * Worker processes for the fault-injection suite (test/faults), OxMQ's or
+ * bullmq 6.7.0's (fault-worker.entry.ts) on the same queue: each completes every job
  * after a short random work time and reports every start, completion and stalled recovery, so a
  * test can count, across processes that it kills, how often each job ran and why.
  */
@@ -48,9 +48,7 @@ export interface FaultWorker extends BundledChild {
 }
 
 export async function startFaultWorker(config: FaultWorkerConfig): Promise<FaultWorker> {
-  const entry =
-    config.library === 'bullmq' ? 'bull-fault-worker.entry.ts' : 'fault-worker.entry.ts';
-  const child = await spawnBundledChild(entry, 'fault worker', config);
+  const child = await spawnBundledChild('fault-worker.entry.ts', 'fault worker', config);
   await child.waitForMessage((message) => message.event === 'ready', 20_000);
   const signal = async (name: NodeJS.Signals) => {
     if (child.running()) child.process.kill(name);

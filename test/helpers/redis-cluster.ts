@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { freePort } from '../setup/redis-server';
 import {
   ask,
+  dataNodeArgs,
   HOST,
   info,
   startNode,
@@ -159,19 +160,7 @@ export async function startRedisCluster({
     for (let index = 0; index < total; index += 1) {
       const port = await clusterPort(taken);
       const node = await startNode('cluster', port, (dir) => [
-        '--port',
-        String(port),
-        '--bind',
-        HOST,
-        '--dir',
-        dir,
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        // A replica's first sync would wait 5 s for others to join it; nobody else comes.
-        '--repl-diskless-sync-delay',
-        '0',
+        ...dataNodeArgs(port, dir),
         '--cluster-enabled',
         'yes',
         '--cluster-config-file',

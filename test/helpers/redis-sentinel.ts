@@ -8,6 +8,7 @@ import path from 'node:path';
 import { freePort } from '../setup/redis-server';
 import {
   ask,
+  dataNodeArgs,
   HOST,
   info,
   startNode,
@@ -78,19 +79,7 @@ export async function startRedisSentinel({
   const startServer = async (replicaOf?: number) => {
     const port = await freePort();
     const node = await startNode('sentinel-data', port, (dir) => [
-      '--port',
-      String(port),
-      '--bind',
-      HOST,
-      '--dir',
-      dir,
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      // A replica's first sync would wait 5 s for others to join it; nobody else comes.
-      '--repl-diskless-sync-delay',
-      '0',
+      ...dataNodeArgs(port, dir),
       ...(replicaOf === undefined ? [] : ['--replicaof', HOST, String(replicaOf)]),
     ]);
     servers.set(port, node);
