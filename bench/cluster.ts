@@ -5,11 +5,11 @@
  * per master"). Each run is a fresh child (bench/cluster-child.ts) on fresh queue names after a
  * flush; the deployments alternate cluster, single, cluster, ... after a warm-up round.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { startRedisCluster } from '../test/helpers/redis-cluster';
 import { startRedis } from '../test/setup/redis-server';
+import { runBenchChild } from './child-process';
 import type { ClusterChildConfig, ClusterRunResult, Deployment } from './cluster-child';
 import { formatClusterTables, summarizeCluster, type ClusterRound } from './cluster-summary';
 import { SCENARIOS, paramsFor } from './scenarios';
@@ -19,29 +19,7 @@ const QUEUES = 3;
 const DEPLOYMENTS: readonly Deployment[] = ['cluster', 'single'];
 
 function runChild(childFile: string, config: ClusterChildConfig): Promise<ClusterRunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [childFile, JSON.stringify(config)], {
-      cwd: process.cwd(),
-      env: process.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      process.stderr.write(chunk);
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      const line = stdout.trim().split('\n').pop() ?? '';
-      if (code !== 0 || !line) {
-        reject(new Error(`${config.deployment} child exited ${code}: ${stderr.trim()}`));
-        return;
-      }
-      resolve(JSON.parse(line) as ClusterRunResult);
-    });
-  });
+  return runBenchChild<ClusterRunResult>(childFile, config, { label: config.deployment });
 }
 
 /** Slot ranges of the cluster as `CLUSTER SLOTS` gives them, each with its master's port. */

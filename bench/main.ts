@@ -6,11 +6,11 @@
  * table at the end. Exits 1 if any exact-delivery check failed. `--cluster` runs the Redis Cluster
  * comparison of bench/cluster.ts instead.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { startRedis } from '../test/setup/redis-server';
 import type { ChildConfig, RunResult } from './child';
+import { runBenchChild } from './child-process';
 import { runClusterBench } from './cluster';
 import { SCENARIOS, paramsFor, type Scenario } from './scenarios';
 import { alternationOrder, topCommands } from './stats';
@@ -41,28 +41,10 @@ function parseArgs(argv: readonly string[]): Args {
 }
 
 function runChild(childFile: string, config: ChildConfig): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', childFile, JSON.stringify(config)], {
-      cwd: process.cwd(),
-      env: process.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      process.stderr.write(chunk);
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      const line = stdout.trim().split('\n').pop() ?? '';
-      if (code !== 0 || !line) {
-        reject(new Error(`${config.lib} ${config.kind} child exited ${code}: ${stderr.trim()}`));
-        return;
-      }
-      resolve(JSON.parse(line) as RunResult);
-    });
+  // --expose-gc: the child settles the heap before its measured window (bench/child.ts).
+  return runBenchChild<RunResult>(childFile, config, {
+    label: `${config.lib} ${config.kind}`,
+    nodeArgs: ['--expose-gc'],
   });
 }
 

@@ -122,6 +122,21 @@ async function answer<S extends z.ZodType>(
   return parsed.data as z.output<S>;
 }
 
+/** A 200 NDJSON answer, every line parsed with its schema. */
+async function lines<S extends z.ZodType>(path: string, schema: S): Promise<z.output<S>[]> {
+  const res = await client.get(path);
+  const text = await res.text();
+  expect(res.status, `GET ${path}: ${text}`).toBe(200);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const parsed = schema.safeParse(JSON.parse(line));
+      expect(parsed.error?.issues ?? [], `${path} line ${line}`).toEqual([]);
+      return parsed.data as z.output<S>;
+    });
+}
+
 const get = <S extends z.ZodType>(path: string, schema: S) =>
   answer(client.get(path), schema, `GET ${path}`);
 const post = <S extends z.ZodType>(path: string, body: unknown, schema: S) =>
@@ -153,39 +168,23 @@ describe('response contract', () => {
   });
 
   it('the streamed search, line by line', async () => {
-    const path = `${base}/search/stream?mode=name&q=bad&state=failed`;
-    const res = await client.get(path);
-    const text = await res.text();
-    expect(res.status, `GET ${path}: ${text}`).toBe(200);
-    const lines = text
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => {
-        const parsed = searchStreamLineSchema.safeParse(JSON.parse(line));
-        expect(parsed.error?.issues ?? [], `stream line ${line}`).toEqual([]);
-        return parsed.data!;
-      });
-    expect(lines.map((line) => line.type)).toContain('matches');
-    expect(lines.at(-1)).toMatchObject({ type: 'end', found: 1, stoppedBy: null });
+    const streamed = await lines(
+      `${base}/search/stream?mode=name&q=bad&state=failed`,
+      searchStreamLineSchema,
+    );
+    expect(streamed.map((line) => line.type)).toContain('matches');
+    expect(streamed.at(-1)).toMatchObject({ type: 'end', found: 1, stoppedBy: null });
   });
 
   it('an export, line by line, down to the cut line', async () => {
     // Two delayed jobs at least ('later' and this one), so that a limit of one cuts the export.
     await queue.add('later-too', {}, { delay: 3_600_000 });
-    const path = `${base}/export?state=delayed&format=jsonl&limit=1`;
-    const res = await client.get(path);
-    const text = await res.text();
-    expect(res.status, `GET ${path}: ${text}`).toBe(200);
-    const lines = text
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => {
-        const parsed = exportLineSchema.safeParse(JSON.parse(line));
-        expect(parsed.error?.issues ?? [], `export line ${line}`).toEqual([]);
-        return parsed.data!;
-      });
-    expect(lines[0]).toMatchObject({ state: 'delayed' });
-    expect(lines.at(-1)).toEqual({ truncated: 'rows', rows: 1 });
+    const exported = await lines(
+      `${base}/export?state=delayed&format=jsonl&limit=1`,
+      exportLineSchema,
+    );
+    expect(exported[0]).toMatchObject({ state: 'delayed' });
+    expect(exported.at(-1)).toEqual({ truncated: 'rows', rows: 1 });
   });
 
   it('one job: detail, logs, timeline; and its flow', async () => {

@@ -34,6 +34,8 @@ export interface RedisCluster {
   masters(): Promise<RedisAddress[]>;
   /** The live nodes that replicate the master on `masterPort` now. */
   replicasOf(masterPort: number): Promise<RedisAddress[]>;
+  /** The port of the master that holds `key`'s slot now, as a live node's slot table says. */
+  masterOfKey(key: string): Promise<number>;
   /**
    * `CLUSTER FAILOVER` on a replica of the master on `masterPort`; resolves with that replica once
    * it is master in every live node's view, the cluster is ok and the old master replicates it.
@@ -211,6 +213,19 @@ export async function startRedisCluster({
         .map((node) => ({ host: HOST, port: node.port }));
     },
     replicasOf,
+    async masterOfKey(key) {
+      const [asked] = live();
+      if (!asked) throw new Error('no node of this cluster is alive');
+      const slot = Number(await ask(asked.port, 'CLUSTER', 'KEYSLOT', key));
+      const ranges = (await ask(asked.port, 'CLUSTER', 'SLOTS')) as [
+        number,
+        number,
+        [string, number],
+      ][];
+      const holder = ranges.find(([from, to]) => slot >= from && slot <= to)?.[2][1];
+      if (holder === undefined) throw new Error(`no master holds slot ${slot} of ${key}`);
+      return Number(holder);
+    },
     async failover(masterPort) {
       const candidates = await replicasOf(masterPort);
       const [replica] = candidates;
