@@ -8,10 +8,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, Worker } from 'oxmq';
-import { createAdmin, type QueueRef } from 'oxmq/admin';
+import {
+  checkQueueIntegrity,
+  checkQueueIntegrityToEnd,
+  createAdmin,
+  type QueueRef,
+} from 'oxmq/admin';
+import { ValidationError } from 'oxmq';
 import { engineConnection, openRedis, type RedisClient } from '../../config/redis-connection';
 import { loadRunnerSettings } from '../../runner/settings';
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster';
@@ -27,20 +32,6 @@ let shared: ReturnType<typeof engineConnection>;
 let queues: Queue[] = [];
 let workers: Worker[] = [];
 let tmp: string;
-
-/** The port of the master that holds `key` (asked of every master). */
-async function masterOf(key: string): Promise<number> {
-  for (const node of await cluster!.masters()) {
-    const redis = new Redis({ host: node.host, port: node.port });
-    try {
-      // Another master answers MOVED rather than 0.
-      if ((await redis.exists(key).catch(() => 0)) === 1) return node.port;
-    } finally {
-      redis.disconnect();
-    }
-  }
-  throw new Error(`no master holds ${key}`);
-}
 
 beforeAll(async () => {
   cluster = await startRedisCluster();
@@ -83,7 +74,7 @@ afterAll(async () => {
 describe('console reads on a Redis Cluster', () => {
   it('lists tagged queues on several masters and reads an overview and a job of each', async () => {
     const masters = new Set(
-      await Promise.all(queues.map((queue) => masterOf(`${prefix}:${queue.name}:meta`))),
+      await Promise.all(queues.map((queue) => cluster!.masterOfKey(queue.keys.meta))),
     );
     expect(masters.size).toBeGreaterThan(1);
 
@@ -160,5 +151,38 @@ describe('console reads on a Redis Cluster', () => {
       return seen.size === 3;
     }, 10_000);
     expect([...seen].sort()).toEqual(NAMES.slice(3).map((name) => `{${name}}`));
+  });
+
+  it('checks the integrity of queues on several masters, each on its own master', async () => {
+    const refs = queues.map((queue) => ({ prefix, name: queue.name }));
+    // A small budget: the walk resumes from its cursor call after call.
+    for (const ref of refs) {
+      const report = await checkQueueIntegrityToEnd(client, ref, { budget: 3 });
+      expect(report.clean, ref.name).toBe(true);
+      expect(report.scanned, ref.name).toBeGreaterThan(0);
+    }
+    // A job hash in no state structure on every untouched queue: only a scan of the master that
+    // holds the queue's slot finds it, and these queues sit on more than one master.
+    const corrupt = queues.slice(3);
+    expect(
+      new Set(await Promise.all(corrupt.map((queue) => cluster!.masterOfKey(queue.keys.meta))))
+        .size,
+    ).toBeGreaterThan(1);
+    for (const queue of corrupt) {
+      await client.hset(`${queue.keys.base}orphan`, {
+        name: 'lost',
+        data: '{}',
+        opts: '{}',
+        timestamp: 1,
+      });
+      const report = await checkQueueIntegrityToEnd(client, { prefix, name: queue.name });
+      expect(report.counts['hash-without-state'], queue.name).toBe(1);
+      expect(report.samples['hash-without-state'], queue.name).toEqual(['orphan']);
+      await client.del(`${queue.keys.base}orphan`);
+    }
+    // Keys that would spread over slots have no one master to check.
+    await expect(checkQueueIntegrity(client, { prefix, name: 'untagged' })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
   });
 });

@@ -3,13 +3,17 @@
  * keys in bounded windows, `budget` ids and keys per call, and returns a cursor to resume from
  * (docs/integrity.md). Each call's report counts only what that call found; add the reports of a
  * walk together (mergeReports) for the queue's totals, or let checkQueueIntegrityToEnd do it.
+ * On a Redis Cluster it reads from the master that holds the queue's slot (queue-node.ts).
  */
 import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../connection';
+import { ValidationError } from '../../errors';
 import { QueueKeys } from '../../keys';
 import { decodeCursor, encodeCursor, type WalkPosition } from './cursor';
 import { checkEventsCap } from './events-cap';
 import { emptyReport, mergeReports, type IntegrityReport } from './invariants';
 import { scanStep } from './key-scan';
+import { integrityServer } from './queue-node';
 import { INTEGRITY_LIMITS } from './limits';
 import { STATE_ORDER } from './states';
 import { walkWindow } from './state-walk';
@@ -69,15 +73,16 @@ async function step(
 }
 
 export async function checkQueueIntegrity(
-  client: Redis,
+  connection: RedisClient,
   queue: IntegrityQueue,
   options: IntegrityOptions = {},
 ): Promise<IntegrityReport> {
   const { base } = new QueueKeys(queue.prefix, queue.name);
   const budget = options.budget ?? INTEGRITY_LIMITS.budget;
   if (!Number.isSafeInteger(budget) || budget < 1) {
-    throw new Error('integrity budget must be a positive integer');
+    throw new ValidationError(`integrity budget must be a positive integer, got ${String(budget)}`);
   }
+  const client = await integrityServer(connection, queue);
   const at = decodeCursor(options.cursor);
   const report = emptyReport();
   while (at.phase < DONE && report.scanned < budget) {
@@ -90,7 +95,7 @@ export async function checkQueueIntegrity(
 
 /** Runs the walk to its end, one budgeted call after another; `onStep` sees each call's report. */
 export async function checkQueueIntegrityToEnd(
-  client: Redis,
+  client: RedisClient,
   queue: IntegrityQueue,
   options: Omit<IntegrityOptions, 'cursor'> & { onStep?: (report: IntegrityReport) => void } = {},
 ): Promise<IntegrityReport> {
