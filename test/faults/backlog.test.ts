@@ -5,7 +5,10 @@
  * through runs between a SLOWLOG RESET and a SLOWLOG GET: adds, the console's list and search
  * reads, promotion of the due batch, fetching and completing with a Worker, the job actions
  * (remove, priority, promote, retry, state), promoteJobs and clean. No command any phase sends
- * may run longer than 10 ms inside Redis: every script call is bounded, whatever the backlog.
+ * may run longer than 10 ms inside Redis (stalls of Redis itself set aside, backlog-verdict.ts):
+ * every script call is bounded, whatever the backlog. The one path that is not, taking a waiting
+ * job out of the middle of the wait list, has a phase of its own that is measured and reported
+ * but not held to the bound.
  */
 import { Queue, Worker, type Job } from 'oxmq';
 import { createAdmin } from 'oxmq/admin';
