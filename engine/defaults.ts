@@ -38,8 +38,14 @@ export const DEFAULTS = {
     maxFailedReasonBytes: 8 * 1024,
     maxStacktraceBytes: 8 * 1024,
   },
-  /** Per-call budget of destructive operations (clean, drain, obliterate, retryJobs ...). */
-  chunkSize: 1_000,
+  /**
+   * Per-call budget of operations over many jobs (clean, drain, obliterate, retryJobs,
+   * promoteJobs ...), and the most any one of their script calls takes on, whatever count a
+   * caller asks for. bullmq uses 1000; a script call that removes or moves 1000 jobs runs for
+   * about 10 ms inside Redis, blocking every other client that long (docs/reliability.md, Large
+   * backlogs), so OxMQ takes a quarter of that per call and loops.
+   */
+  chunkSize: 250,
   maxPriority: 2_097_151,
 } as const;
 

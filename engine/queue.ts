@@ -603,7 +603,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     return removed;
   }
 
-  /** Moves failed (or completed) jobs back to wait, `count` per round trip. */
+  /** Moves failed (or completed) jobs back to wait, `count` (at most DEFAULTS.chunkSize) per round trip. */
   async retryJobs(
     opts: { count?: number; state?: 'failed' | 'completed'; timestamp?: number } = {},
   ): Promise<void> {
@@ -614,7 +614,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     );
   }
 
-  /** Moves every delayed job to wait, `count` per round trip. */
+  /** Moves every delayed job to wait, `count` (at most DEFAULTS.chunkSize) per round trip. */
   async promoteJobs(opts: { count?: number } = {}): Promise<void> {
     await this.ops.promoteJobs(opts.count ?? DEFAULTS.chunkSize);
   }

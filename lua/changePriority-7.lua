@@ -16,6 +16,7 @@
 --- @include "markers"
 --- @include "scores"
 --- @include "groups"
+--- @include "listSearch"
 
 local priority = tonumber(ARGV[1])
 local jobId = ARGV[2]
@@ -32,7 +33,7 @@ if gid then
   end
   local Q = baseOfKey(KEYS[1], "wait")
   local line = groupKey(Q, gid, "wait")
-  if redis.call("LREM", line, -1, jobId) > 0 then
+  if removeIdFromList(line, jobId) then
     -- The line is not left empty, so the group keeps its place in the ring.
     redis.call(lifo and "RPUSH" or "LPUSH", line, jobId)
     if not isGroupPaused(Q, gid) then
@@ -43,7 +44,7 @@ if gid then
   return 0
 end
 
-if redis.call("ZREM", KEYS[3], jobId) == 1 or redis.call("LREM", KEYS[1], -1, jobId) > 0 then
+if redis.call("ZREM", KEYS[3], jobId) == 1 or removeIdFromList(KEYS[1], jobId) then
   local pausedOrMaxed = isPausedOrMaxed(KEYS[2], KEYS[4])
   if priority == 0 then
     redis.call(lifo and "RPUSH" or "LPUSH", KEYS[1], jobId)

@@ -21,6 +21,7 @@
 --- @include "splitJobKey"
 --- @include "getMaxEvents"
 --- @include "groups"
+--- @include "listSearch"
 
 local jobId = ARGV[1]
 local Q = ARGV[3]
@@ -85,10 +86,10 @@ local function takeOutOfState(base, id)
       return state
     end
   end
-  if redis.call("LREM", base .. "wait", 0, id) > 0 then
+  if removeIdFromList(base .. "wait", id) then
     return "wait"
   end
-  if redis.call("LREM", base .. "paused", 0, id) > 0 then
+  if removeIdFromList(base .. "paused", id) then
     return "paused"
   end
   if redis.call("LREM", base .. "active", -1, id) > 0 then

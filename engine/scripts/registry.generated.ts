@@ -748,6 +748,7 @@ end
   groups: `--- @include "isPausedOrMaxed"
 --- @include "markers"
 --- @include "scores"
+--- @include "listSearch"
 -- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
 --   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
 --                                 the fetch pops the tail
@@ -973,9 +974,10 @@ local function promoteDueGroupedJobs(Q, now, limit)
   return #due
 end
 
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
+-- Removes a waiting grouped job from its group's line (from the end nearest to it, see
+-- includes/listSearch.lua); true if it was there.
 local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
+  if removeIdFromList(groupKey(Q, gid, "wait"), jobId) then
     dropGroupIfIdle(Q, gid)
     return true
   end
@@ -1191,6 +1193,39 @@ local function leaveActive(jobKey, activeKey, stalledKey, jobId, token, fieldsJs
   return 0
 end
 `,
+  listSearch: `-- Looking for one id in a list that may hold a whole backlog (a wait list of a million jobs).
+-- LPOS and LREM compare entries one by one from the end they start at, so their cost is the
+-- distance from that end. Each end is searched over at most LIST_END_WINDOW entries first: the
+-- ids looked for are mostly near one (the newest at the head, the next to run at the tail), and
+-- both windows together stay far under a millisecond. See docs/reliability.md, Large backlogs.
+local LIST_END_WINDOW = 10000
+
+-- "head" or "tail" (found within that end's window), "absent" (the windows covered the whole
+-- list and it is not there) or "middle" (not near either end of a longer list: maybe inside).
+local function findNearListEnds(key, id)
+  if redis.call("LPOS", key, id, "MAXLEN", LIST_END_WINDOW) then
+    return "head"
+  end
+  if redis.call("LPOS", key, id, "RANK", -1, "MAXLEN", LIST_END_WINDOW) then
+    return "tail"
+  end
+  if redis.call("LLEN", key) <= 2 * LIST_END_WINDOW then
+    return "absent"
+  end
+  return "middle"
+end
+
+-- Removes one id from a list, scanning from the end it is nearest to. Returns true if it was
+-- there. An id deep inside a long list costs a scan up to it: a Redis list cannot drop an entry
+-- from its middle without one, and the wait list must stay a plain list of ids for bullmq.
+local function removeIdFromList(key, id)
+  local where = findNearListEnds(key, id)
+  if where == "absent" then
+    return false
+  end
+  return redis.call("LREM", key, where == "tail" and -1 or 1, id) > 0
+end
+`,
   markers: `-- Wake-up markers for blocked workers (BZPOPMIN on Q marker).
 -- Member "0" with score 0 means "jobs are ready"; member "1" carries the due time (ms, may be
 -- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
@@ -1335,10 +1370,16 @@ end
 `,
   promoteDueDelayedJobs: `--- @include "enqueueReadyJob"
 --- @include "groups"
--- Moves delayed jobs whose due time has come (at most 1000 per call) to wait or prioritized, and
--- due grouped delayed jobs (Q group-delayed, at most 1000 more) to their groups' lines.
+-- Moves delayed jobs whose due time has come (at most PROMOTE_PER_CALL per call) to wait or
+-- prioritized, and due grouped delayed jobs (Q group-delayed, at most as many more) to their
+-- groups' lines. bullmq promotes up to 1000 per call; a fetch that promotes that many runs for
+-- several milliseconds, so a large due batch goes over in smaller steps, one per fetch (see
+-- docs/reliability.md, Large backlogs). Promoted jobs join the wait list behind every job
+-- already waiting, so the step size does not change which job runs next.
+local PROMOTE_PER_CALL = 250
+
 local function promoteDueDelayedJobs(delayedKey, waitKey, prioritizedKey, pcKey, eventsKey, markerKey, Q, now, pausedOrMaxed)
-  local due = redis.call("ZRANGEBYSCORE", delayedKey, 0, (now + 1) * 4096 - 1, "LIMIT", 0, 1000)
+  local due = redis.call("ZRANGEBYSCORE", delayedKey, 0, (now + 1) * 4096 - 1, "LIMIT", 0, PROMOTE_PER_CALL)
   for _, jobId in ipairs(due) do
     redis.call("ZREM", delayedKey, jobId)
     local jobKey = Q .. jobId
@@ -1355,7 +1396,7 @@ local function promoteDueDelayedJobs(delayedKey, waitKey, prioritizedKey, pcKey,
     redis.call("XADD", eventsKey, "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
     redis.call("HSET", jobKey, "delay", 0)
   end
-  if #due + promoteDueGroupedJobs(Q, now, 1000) > 0 then
+  if #due + promoteDueGroupedJobs(Q, now, PROMOTE_PER_CALL) > 0 then
     signalJobsReady(markerKey, pausedOrMaxed)
   end
 end
@@ -1572,8 +1613,21 @@ end
 --- @include "removeJobWithDedup"
 --- @include "schedulerSlots"
 --- @include "groups"
+--- @include "listSearch"
 -- Iteration jobs of job schedulers: ordinary jobs with id "repeat:<schedulerId>:<millis>" and
 -- the hash field \`rjk\` = scheduler id.
+
+-- Whether a job that is not near either end of a long wait list is inside it: its hash exists,
+-- it is not grouped, and it is in none of the states outside the wait list that are not
+-- checked already (every job is in exactly one state). Bounded, unlike a scan of the list.
+local function isDeepInWait(Q, jobId)
+  if redis.call("EXISTS", Q .. jobId) == 0 or redis.call("HEXISTS", Q .. jobId, "gid") == 1 then
+    return false
+  end
+  return not (redis.call("ZSCORE", Q .. "completed", jobId) or redis.call("ZSCORE", Q .. "failed", jobId)
+    or redis.call("ZSCORE", Q .. "waiting-children", jobId) or redis.call("LPOS", Q .. "active", jobId)
+    or redis.call("ZSCORE", Q .. "delayed", jobId) or redis.call("ZSCORE", Q .. "prioritized", jobId))
+end
 
 -- Where a not-yet-started iteration sits: "delayed", "prioritized", "wait", or nil when it is
 -- active, finished or gone (then it is not replaceable). A grouped iteration's "delayed" is
@@ -1585,7 +1639,11 @@ local function pendingIterationState(k, jobId)
   if redis.call("ZSCORE", k.prioritized, jobId) then
     return "prioritized"
   end
-  if redis.call("LPOS", k.wait, jobId) then
+  local where = findNearListEnds(k.wait, jobId)
+  if where == "head" or where == "tail" then
+    return "wait"
+  end
+  if where == "middle" and isDeepInWait(k.base, jobId) then
     return "wait"
   end
   local gid = redis.call("HGET", k.base .. jobId, "gid")
@@ -1598,7 +1656,7 @@ end
 -- Takes a pending iteration out of its state and deletes its keys.
 local function removePendingIteration(k, jobId, state)
   if state == "wait" then
-    redis.call("LREM", k.wait, 0, jobId)
+    removeIdFromList(k.wait, jobId)
     local gid = redis.call("HGET", k.base .. jobId, "gid")
     if gid then
       removeFromGroupLine(k.base, gid, jobId)
@@ -2174,6 +2232,7 @@ return 0
 --- @include "markers"
 --- @include "scores"
 --- @include "groups"
+--- @include "listSearch"
 
 local priority = tonumber(ARGV[1])
 local jobId = ARGV[2]
@@ -2190,7 +2249,7 @@ if gid then
   end
   local Q = baseOfKey(KEYS[1], "wait")
   local line = groupKey(Q, gid, "wait")
-  if redis.call("LREM", line, -1, jobId) > 0 then
+  if removeIdFromList(line, jobId) then
     -- The line is not left empty, so the group keeps its place in the ring.
     redis.call(lifo and "RPUSH" or "LPUSH", line, jobId)
     if not isGroupPaused(Q, gid) then
@@ -2201,7 +2260,7 @@ if gid then
   return 0
 end
 
-if redis.call("ZREM", KEYS[3], jobId) == 1 or redis.call("LREM", KEYS[1], -1, jobId) > 0 then
+if redis.call("ZREM", KEYS[3], jobId) == 1 or removeIdFromList(KEYS[1], jobId) then
   local pausedOrMaxed = isPausedOrMaxed(KEYS[2], KEYS[4])
   if priority == 0 then
     redis.call(lifo and "RPUSH" or "LPUSH", KEYS[1], jobId)
@@ -2796,10 +2855,15 @@ return reply
 
   ARGV[1] jobId
 
+  A job deep inside a long wait list (past LIST_END_WINDOW entries from both ends) is not
+  looked up entry by entry: a job whose hash exists and that is in no other state is waiting.
+
   Returns "completed", "failed", "delayed" (Q delayed, or Q group-delayed for a grouped job),
   "prioritized", "active", "waiting" (wait, legacy paused list, or a grouped job's group line),
   "waiting-children" or "unknown".
 ]]
+--- @include "listSearch"
+
 local jobId = ARGV[1]
 local Q = string.sub(KEYS[1], 1, #KEYS[1] - #"completed")
 if redis.call("ZSCORE", KEYS[1], jobId) then
@@ -2817,15 +2881,40 @@ end
 if redis.call("LPOS", KEYS[5], jobId) then
   return "active"
 end
-if redis.call("LPOS", KEYS[6], jobId) or redis.call("LPOS", KEYS[7], jobId) then
+-- The lists a waiting job can be in may hold a whole backlog: each is searched near its ends
+-- only (includes/listSearch.lua), and "maybe" means "not near either end of a long list".
+local function inList(key)
+  local where = findNearListEnds(key, jobId)
+  if where == "head" or where == "tail" then
+    return "yes"
+  end
+  return where == "absent" and "no" or "maybe"
+end
+local inWait = inList(KEYS[6])
+if inWait == "yes" then
+  return "waiting"
+end
+local inPaused = inList(KEYS[7])
+if inPaused == "yes" then
   return "waiting"
 end
 local gid = redis.call("HGET", Q .. jobId, "gid")
-if gid and redis.call("LPOS", Q .. "group:" .. gid .. ":wait", jobId) then
-  return "waiting"
+local inLine = "no"
+if gid then
+  inLine = inList(Q .. "group:" .. gid .. ":wait")
+  if inLine == "yes" then
+    return "waiting"
+  end
 end
 if redis.call("ZSCORE", KEYS[8], jobId) then
   return "waiting-children"
+end
+-- In no other state, and not near the ends of a long list it could be in: an existing job is
+-- deep inside that list (every job is in exactly one state), so it is waiting. Finding the
+-- entry itself would cost a scan of up to the whole list.
+if (inWait == "maybe" or inPaused == "maybe" or inLine == "maybe")
+    and redis.call("EXISTS", Q .. jobId) == 1 then
+  return "waiting"
 end
 return "unknown"
 `,
@@ -4041,6 +4130,7 @@ return 0
 --- @include "splitJobKey"
 --- @include "getMaxEvents"
 --- @include "groups"
+--- @include "listSearch"
 
 local jobId = ARGV[1]
 local Q = ARGV[3]
@@ -4105,10 +4195,10 @@ local function takeOutOfState(base, id)
       return state
     end
   end
-  if redis.call("LREM", base .. "wait", 0, id) > 0 then
+  if removeIdFromList(base .. "wait", id) then
     return "wait"
   end
-  if redis.call("LREM", base .. "paused", 0, id) > 0 then
+  if removeIdFromList(base .. "paused", id) then
     return "paused"
   end
   if redis.call("LREM", base .. "active", -1, id) > 0 then

@@ -1,6 +1,7 @@
 --- @include "isPausedOrMaxed"
 --- @include "markers"
 --- @include "scores"
+--- @include "listSearch"
 -- Tenant groups (OxMQ only: bullmq has no groups). Every key hangs off the queue base Q:
 --   Q group:<gid>:wait     list   the group's ready jobs: LPUSH = back of its line, RPUSH = front,
 --                                 the fetch pops the tail
@@ -226,9 +227,10 @@ local function promoteDueGroupedJobs(Q, now, limit)
   return #due
 end
 
--- Removes a waiting grouped job from its group's line (O(n) in that line); true if it was there.
+-- Removes a waiting grouped job from its group's line (from the end nearest to it, see
+-- includes/listSearch.lua); true if it was there.
 local function removeFromGroupLine(Q, gid, jobId)
-  if redis.call("LREM", groupKey(Q, gid, "wait"), 0, jobId) > 0 then
+  if removeIdFromList(groupKey(Q, gid, "wait"), jobId) then
     dropGroupIfIdle(Q, gid)
     return true
   end

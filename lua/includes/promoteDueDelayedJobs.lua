@@ -1,9 +1,15 @@
 --- @include "enqueueReadyJob"
 --- @include "groups"
--- Moves delayed jobs whose due time has come (at most 1000 per call) to wait or prioritized, and
--- due grouped delayed jobs (Q group-delayed, at most 1000 more) to their groups' lines.
+-- Moves delayed jobs whose due time has come (at most PROMOTE_PER_CALL per call) to wait or
+-- prioritized, and due grouped delayed jobs (Q group-delayed, at most as many more) to their
+-- groups' lines. bullmq promotes up to 1000 per call; a fetch that promotes that many runs for
+-- several milliseconds, so a large due batch goes over in smaller steps, one per fetch (see
+-- docs/reliability.md, Large backlogs). Promoted jobs join the wait list behind every job
+-- already waiting, so the step size does not change which job runs next.
+local PROMOTE_PER_CALL = 250
+
 local function promoteDueDelayedJobs(delayedKey, waitKey, prioritizedKey, pcKey, eventsKey, markerKey, Q, now, pausedOrMaxed)
-  local due = redis.call("ZRANGEBYSCORE", delayedKey, 0, (now + 1) * 4096 - 1, "LIMIT", 0, 1000)
+  local due = redis.call("ZRANGEBYSCORE", delayedKey, 0, (now + 1) * 4096 - 1, "LIMIT", 0, PROMOTE_PER_CALL)
   for _, jobId in ipairs(due) do
     redis.call("ZREM", delayedKey, jobId)
     local jobKey = Q .. jobId
@@ -20,7 +26,7 @@ local function promoteDueDelayedJobs(delayedKey, waitKey, prioritizedKey, pcKey,
     redis.call("XADD", eventsKey, "*", "event", "waiting", "jobId", jobId, "prev", "delayed")
     redis.call("HSET", jobKey, "delay", 0)
   end
-  if #due + promoteDueGroupedJobs(Q, now, 1000) > 0 then
+  if #due + promoteDueGroupedJobs(Q, now, PROMOTE_PER_CALL) > 0 then
     signalJobsReady(markerKey, pausedOrMaxed)
   end
 end

@@ -2,8 +2,21 @@
 --- @include "removeJobWithDedup"
 --- @include "schedulerSlots"
 --- @include "groups"
+--- @include "listSearch"
 -- Iteration jobs of job schedulers: ordinary jobs with id "repeat:<schedulerId>:<millis>" and
 -- the hash field `rjk` = scheduler id.
+
+-- Whether a job that is not near either end of a long wait list is inside it: its hash exists,
+-- it is not grouped, and it is in none of the states outside the wait list that are not
+-- checked already (every job is in exactly one state). Bounded, unlike a scan of the list.
+local function isDeepInWait(Q, jobId)
+  if redis.call("EXISTS", Q .. jobId) == 0 or redis.call("HEXISTS", Q .. jobId, "gid") == 1 then
+    return false
+  end
+  return not (redis.call("ZSCORE", Q .. "completed", jobId) or redis.call("ZSCORE", Q .. "failed", jobId)
+    or redis.call("ZSCORE", Q .. "waiting-children", jobId) or redis.call("LPOS", Q .. "active", jobId)
+    or redis.call("ZSCORE", Q .. "delayed", jobId) or redis.call("ZSCORE", Q .. "prioritized", jobId))
+end
 
 -- Where a not-yet-started iteration sits: "delayed", "prioritized", "wait", or nil when it is
 -- active, finished or gone (then it is not replaceable). A grouped iteration's "delayed" is
@@ -15,7 +28,11 @@ local function pendingIterationState(k, jobId)
   if redis.call("ZSCORE", k.prioritized, jobId) then
     return "prioritized"
   end
-  if redis.call("LPOS", k.wait, jobId) then
+  local where = findNearListEnds(k.wait, jobId)
+  if where == "head" or where == "tail" then
+    return "wait"
+  end
+  if where == "middle" and isDeepInWait(k.base, jobId) then
     return "wait"
   end
   local gid = redis.call("HGET", k.base .. jobId, "gid")
@@ -28,7 +45,7 @@ end
 -- Takes a pending iteration out of its state and deletes its keys.
 local function removePendingIteration(k, jobId, state)
   if state == "wait" then
-    redis.call("LREM", k.wait, 0, jobId)
+    removeIdFromList(k.wait, jobId)
     local gid = redis.call("HGET", k.base .. jobId, "gid")
     if gid then
       removeFromGroupLine(k.base, gid, jobId)

@@ -1,5 +1,6 @@
 /** Admin moves of jobs between states: retry, promote, reprocess, change delay or priority. */
 import type { RedisClient } from '../../connection';
+import { DEFAULTS } from '../../defaults';
 import { ValidationError } from '../../errors';
 import type { QueueKeys } from '../../keys';
 import { throwIfErrorCode } from '../../scripts/error-codes';
@@ -7,7 +8,10 @@ import { scriptKeys } from '../../scripts/script-keys';
 import { checkInteger, checkJobId, checkMillis, checkPriority } from './operation-validation';
 import { runScript } from './run-script';
 
-/** Moves every job of `state` with score <= maxScore to wait, `count` per script call. */
+/**
+ * Moves every job of `state` with score <= maxScore to wait, `count` per script call but never
+ * more than DEFAULTS.chunkSize, so that no call runs long however large a count is asked.
+ */
 async function moveJobsToWait(
   client: RedisClient,
   keys: QueueKeys,
@@ -16,12 +20,13 @@ async function moveJobsToWait(
   maxScore: string,
 ): Promise<void> {
   const k = keys;
+  const perCall = Math.min(count, DEFAULTS.chunkSize);
   for (;;) {
     const more = await runScript(
       client,
       'moveJobsToWait',
       scriptKeys('moveJobsToWait', k, { state: k.base + state }),
-      [k.base, count, maxScore, state],
+      [k.base, perCall, maxScore, state],
     );
     if (Number(more) !== 1) return;
   }
