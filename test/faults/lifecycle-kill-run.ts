@@ -31,6 +31,8 @@ export interface LifecyclePoint {
   /** Adds the `index`th piece of work; resolves with the ids of the jobs it created. */
   add: (queue: Queue, queueName: string, index: number) => Promise<string[]>;
   addEveryMs: number;
+  /** Whose worker processes run (fault-worker.ts): OxMQ's by default. */
+  library?: 'oxmq' | 'bullmq';
 }
 
 /** One kill: when (ms epoch), the victim and what it reported about its death. */
@@ -41,7 +43,7 @@ export interface Kill {
   script?: string;
   argv: string[];
   replyJobId?: string;
-  /** Jobs the victim had started and not completed. */
+  /** Jobs the victim had started and not completed or failed. */
   held: string[];
 }
 
@@ -67,6 +69,7 @@ export async function runLifecyclePoint(
   const startWorker = async (killAt?: KillAt) => {
     const worker = await startFaultWorker({
       ...FAST_RECOVERY,
+      library: point.library,
       queueName,
       port: inject('redisPort'),
       workerName: `w${everyWorker.length}`,
@@ -113,11 +116,13 @@ export async function runLifecyclePoint(
       const at = report ? Number(report.at) : Date.now();
       if (killAt) expect(report, `the kill report of ${victim.workerName}`).toBeDefined();
       live = live.filter((worker) => worker !== victim);
-      const done = new Set(victim.reports('completed').map((m) => String(m.jobId)));
-      const held = victim
-        .reports('started')
-        .map((m) => String(m.jobId))
-        .filter((id) => !done.has(id));
+      // Its runs not yet finished: started more often than it completed or failed them.
+      const finished = [...victim.reports('completed'), ...victim.reports('failed')];
+      const held = [...new Set(victim.reports('started').map((m) => String(m.jobId)))].filter(
+        (id) =>
+          victim.reports('started').filter((m) => m.jobId === id).length >
+          finished.filter((m) => m.jobId === id).length,
+      );
       kills.push({
         at,
         victim,

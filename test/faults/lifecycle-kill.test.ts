@@ -8,7 +8,8 @@
  * Points: fetch (moveToActive), processing (killed by the test while a job runs), completion
  * (moveToFinished, or moveToFinishedBatch when two completions go together), retry scheduling (a
  * failing attempt with backoff: moveToDelayed), and the completion of a flow's child (which
- * updates its parent's dependencies in the same script).
+ * updates its parent's dependencies in the same script). The completion point also runs with
+ * bullmq 6.7.0 worker processes on the same checks.
  */
 import { FlowProducer, type Queue } from 'oxmq';
 import { expect, test } from 'vitest';
@@ -78,6 +79,19 @@ test('killed during completion: a completion Redis ran stays the only one', asyn
   const run = await runLifecyclePoint(track, {
     scenario: 'lifecycle SIGKILL: completion',
     killAt: { scripts: ['moveToFinished', 'moveToFinishedBatch'] },
+    add: addPlain,
+    addEveryMs: 15,
+  });
+  await assertRepliedCompletionsFinal(run);
+}, 90_000);
+
+test('bullmq workers killed during completion: the same holds on the wire format', async () => {
+  // bullmq 6.7.0 defines its scripts as ioredis commands too (`moveToFinished:<version>`), with
+  // the job id as ARGV[1]; it completes one job a call.
+  const run = await runLifecyclePoint(track, {
+    scenario: 'lifecycle SIGKILL: completion (bullmq workers)',
+    library: 'bullmq',
+    killAt: { scripts: ['moveToFinished'] },
     add: addPlain,
     addEveryMs: 15,
   });

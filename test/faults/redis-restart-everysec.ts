@@ -215,8 +215,10 @@ export async function killEverysec(
       delayedFsync,
       exposure: exposed,
     };
+    // Lost: here the acknowledged adds the kill took (the survivors all completed, as asserted).
     printResult(options.scenario, {
       ...delivery,
+      lost: lostAdds.length,
       faults: 1,
       maxRecoveryMs: Math.max(...resumedMs),
     });
