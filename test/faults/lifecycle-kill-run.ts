@@ -101,12 +101,10 @@ export async function runLifecyclePoint(
         point.killAt && ({ ...point.killAt, when, occurrence: randomInt(2, 8) } as const);
       const victim = await startWorker(killAt);
       if (killAt) {
-        await Promise.race([
-          victim.exited,
-          sleep(20_000).then(() => {
-            throw new Error(`victim ${victim.workerName} never reached ${killAt.scripts}`);
-          }),
-        ]);
+        await waitFor(() => !victim.running(), 20_000, 10).catch(() => {
+          throw new Error(`victim ${victim.workerName} never reached ${killAt.scripts}`);
+        });
+        await victim.exited;
       } else {
         const nth = randomInt(2, 8);
         await waitFor(() => victim.reports('started').length >= nth, 20_000, 5);
