@@ -9,7 +9,10 @@
  *
  * A job's data may steer its run (JobInstructions): `blockMs` with `blockIn` set to this worker's
  * name blocks the event loop that long (a busy loop, no await), as a CPU-bound processor does;
- * `workMs` replaces the random work time.
+ * `workMs` replaces the random work time; `failAttempts` makes the first attempts throw.
+ *
+ * With `killAt` (fault-worker-kill-at.ts) the process reports `killed` and SIGKILLs itself at the
+ * chosen call of a Lua script, e.g. right after a completion was sent and before its reply.
  *
  * argv[2]: JSON FaultWorkerConfig.
  */
@@ -17,12 +20,15 @@ import type { EventEmitter } from 'node:events';
 import { Worker as BullWorker } from 'bullmq';
 import { Worker } from 'oxmq';
 import type { FaultWorkerConfig, JobInstructions } from './fault-worker';
+import { installKillAt } from './fault-worker-kill-at';
 
 function report(message: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify({ ...message, pid: process.pid, at: Date.now() })}\n`);
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as FaultWorkerConfig;
+// Before any Worker exists: the patch must see the scripts being defined on its connections.
+if (config.killAt) installKillAt(config.killAt, (kill) => report({ event: 'killed', ...kill }));
 
 function busyWait(ms: number): void {
   const until = Date.now() + ms;
@@ -31,14 +37,17 @@ function busyWait(ms: number): void {
   }
 }
 
-const processor = async (job: { id?: string; data?: unknown }) => {
-  report({ event: 'started', jobId: job.id });
+const processor = async (job: { id?: string; data?: unknown; attemptsMade: number }) => {
+  report({ event: 'started', jobId: job.id, attemptsMade: job.attemptsMade });
   const data = (job.data ?? {}) as JobInstructions;
   if (data.blockMs && data.blockIn === config.workerName) busyWait(data.blockMs);
   else {
     const workMs =
       data.workMs ?? config.workMinMs + Math.random() * (config.workMaxMs - config.workMinMs);
     await new Promise((resolve) => setTimeout(resolve, workMs));
+  }
+  if (data.failAttempts !== undefined && job.attemptsMade < data.failAttempts) {
+    throw new Error(`attempt ${job.attemptsMade + 1} fails on purpose`);
   }
   return { by: config.workerName, pid: process.pid };
 };

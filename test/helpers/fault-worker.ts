@@ -5,8 +5,10 @@
  * test can count, across processes that it kills, how often each job ran and why.
  */
 import { spawnBundledChild, type BundledChild, type ChildMessage } from './bundled-child';
+import type { KillAt } from './fault-worker-kill-at';
 
 export type { ChildMessage } from './bundled-child';
+export type { KillAt, KillReport } from './fault-worker-kill-at';
 
 export interface FaultWorkerConfig {
   /** Whose Worker runs in the process: OxMQ's (the default) or bullmq's. */
@@ -26,6 +28,8 @@ export interface FaultWorkerConfig {
   /** Seconds an idle worker blocks before fetching again. */
   drainDelay: number;
   runRetryDelay: number;
+  /** Opt-in: SIGKILL the process at a chosen script call (fault-worker-kill-at.ts). */
+  killAt?: KillAt;
 }
 
 /** What a job's data may ask of the worker that runs it. */
@@ -35,6 +39,8 @@ export interface JobInstructions {
   blockIn?: string;
   /** Work this long instead of the random work time. */
   workMs?: number;
+  /** Throw while the job's attemptsMade is below this (a retry scenario's failing attempts). */
+  failAttempts?: number;
 }
 
 export interface FaultWorker extends BundledChild {
