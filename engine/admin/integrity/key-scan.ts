@@ -3,6 +3,7 @@
  * `:dependencies` sets naming a child whose hash is gone.
  */
 import type { Redis } from 'ioredis';
+import { readTogether, type ReadCommand } from '../../backend/redis/read-together';
 import { escapeGlob } from '../queues';
 import { jobIdOfQueueKey } from '../../backend/redis/remove-orphaned-jobs';
 import { record, type IntegrityReport } from './invariants';
@@ -128,9 +129,15 @@ async function checkDependencies(
     const exists = (await client.pipeline(children.map((c) => ['exists', c])).exec()) ?? [];
     const missing = children.filter((_, i) => Number(exists[i]?.[1]) === 0);
     if (missing.length === 0) continue;
-    const transaction = client.multi();
-    for (const child of missing) transaction.sismember(key, child).exists(child);
-    const replies = (await transaction.exec()) ?? [];
+    // Confirmed in one atomic read (a link removed with its child is no finding), at maxmemory too.
+    const replies = await readTogether(
+      client,
+      key,
+      missing.flatMap((child): ReadCommand[] => [
+        ['sismember', key, child],
+        ['exists', child],
+      ]),
+    );
     missing.forEach((child, i) => {
       const listed = Number(replies[2 * i]?.[1]) === 1;
       const gone = Number(replies[2 * i + 1]?.[1]) === 0;

@@ -2,11 +2,14 @@
  * Everything the checker needs to know about a batch of job ids, read in one round trip: the
  * hash's relevant fields, membership in every state structure (sorted sets by ZSCORE, lists by
  * LPOS from each end, bounded to INTEGRITY_LIMITS.listLookup entries), the lock and stalled mark, and the
- * child's entry in its parent's records. As a pipeline it is a cheap first look; as a MULTI it is
+ * child's entry in its parent's records. As a pipeline it is a cheap first look; atomic, it is
  * one consistent snapshot, used to confirm a suspect before it is reported (a job moving between
- * two reads must never look like two states or none).
+ * two reads must never look like two states or none). The snapshot is one read-only script call
+ * (engine/backend/redis/read-together.ts), not a MULTI, so the checker also runs on a Redis at
+ * maxmemory, which refuses every command queued in a MULTI.
  */
 import type { Redis } from 'ioredis';
+import { readTogether, type ReadCommand } from '../../backend/redis/read-together';
 import { INTEGRITY_LIMITS } from './limits';
 import { LIST_STATES, stateKey, ZSET_STATES, type StateName } from './states';
 
@@ -54,7 +57,7 @@ export interface ProbeBatch {
   pc: number;
 }
 
-type Command = [string, ...(string | number)[]];
+type Command = ReadCommand;
 const FIELDS = ['gid', 'atm', 'attemptsMade', 'opts', 'parentKey', 'parent', 'timestamp'] as const;
 
 export async function probe(
@@ -126,8 +129,9 @@ export async function probe(
     return plan;
   });
 
-  const replies =
-    (await (atomic ? client.multi(commands) : client.pipeline(commands)).exec()) ?? [];
+  const replies = atomic
+    ? await readTogether(client, base, commands)
+    : ((await client.pipeline(commands).exec()) ?? []);
   // A command on a key of another type (a hand-made key) errors alone: read it as absent.
   const reply = (index: number): unknown => {
     const [error, value] = replies[index] ?? [null, null];
