@@ -40,6 +40,12 @@ export interface ProbeFacts {
   unknown: boolean;
   /** Those lists. */
   unknownLists: { state: StateName; key: string }[];
+  /**
+   * Per list looked up (by key): the index of the id's first entry from the head and of its last
+   * entry (from the tail), each null when not within the lookup bound of its end. Two different
+   * indexes mean the id is in the list twice.
+   */
+  listPositions: Record<string, { head: number | null; tail: number | null }>;
   inGroupActive: boolean;
   locked: boolean;
   stalled: boolean;
@@ -154,8 +160,15 @@ export async function probe(
       if (state === 'prioritized') prioritizedScore = Number(score);
     });
     const unknownLists: ProbeFacts['unknownLists'] = [];
+    const listPositions: ProbeFacts['listPositions'] = {};
     for (const list of plan.lists) {
-      if (reply(list.head) !== null || reply(list.tail) !== null) states.add(list.state);
+      const head = reply(list.head);
+      const tail = reply(list.tail);
+      listPositions[list.key] = {
+        head: head === null || head === undefined ? null : Number(head),
+        tail: tail === null || tail === undefined ? null : Number(tail),
+      };
+      if (head !== null || tail !== null) states.add(list.state);
       else if (Number(reply(list.len)) > 2 * bound) {
         unknownLists.push({ state: list.state, key: list.key });
       }
@@ -173,6 +186,7 @@ export async function probe(
       states,
       unknown: unknownLists.length > 0,
       unknownLists,
+      listPositions,
       inGroupActive: plan.groupActive >= 0 && truthy(plan.groupActive),
       locked: truthy(plan.lock),
       stalled: truthy(plan.stalled),
