@@ -8,7 +8,7 @@ import { FlowProducer, Queue, RedisOutOfMemoryError, Worker } from 'oxmq';
 import { checkQueueIntegrity, checkQueueIntegrityToEnd, createAdmin, type Admin } from 'oxmq/admin';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useCleanup } from '../helpers/cleanup';
-import { uniqueQueueName } from '../helpers/redis';
+import { uniqueQueueName, waitFor } from '../helpers/redis';
 import { startRedis, type RedisServer } from '../setup/redis-server';
 
 const track = useCleanup();
@@ -31,6 +31,27 @@ async function refusal(pending: Promise<unknown>): Promise<RedisOutOfMemoryError
 }
 
 describe('Redis at maxmemory', () => {
+  it('closes a worker without a raw EXECABORT, and deletes its heartbeat record', async () => {
+    const connection = { host: '127.0.0.1', port: server.port, maxRetriesPerRequest: null };
+    const redis = track(new Redis(connection));
+    const name = uniqueQueueName('oom-close');
+    const worker = new Worker(name, async () => 'ok', { connection });
+    const errors: unknown[] = [];
+    worker.on('error', (error) => errors.push(error));
+    await worker.waitUntilReady();
+    const records = `bull:${name}:oxmq:worker*`;
+    await waitFor(async () => (await redis.keys(records)).length === 2);
+    await redis.config('SET', 'maxmemory', '1');
+    try {
+      await worker.close();
+    } finally {
+      await redis.config('SET', 'maxmemory', '0');
+    }
+    // Its fetches may have been refused meanwhile, as RedisOutOfMemoryError; nothing else.
+    expect(errors.filter((error) => !(error instanceof RedisOutOfMemoryError))).toEqual([]);
+    expect(await redis.keys(records)).toEqual([]);
+  });
+
   it('refuses add and addBulk with REDIS_OOM and writes nothing; adds pass once memory is free', async () => {
     const connection = { host: '127.0.0.1', port: server.port, maxRetriesPerRequest: null };
     const redis = track(new Redis(connection));
