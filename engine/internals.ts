@@ -26,6 +26,7 @@ export { inlineIncludes } from './scripts/lua-includes';
 export { scriptKeys } from './scripts/script-keys';
 export { scriptError, throwIfErrorCode } from './scripts/error-codes';
 export { execTransaction, queueScript, runScript } from './backend/redis/run-script';
+export { readTogether } from './backend/redis/read-together';
 export type { FetchIdentity, NewJob, QueueBackend } from './backend/queue-backend';
 export type { QueueOperations } from './backend/queue-operations';
 export type { QueueStorage } from './backend/storage';

@@ -17,6 +17,7 @@
  * is `examined` of `total`, with `done` the jobs acted on.
  */
 import { randomBytes } from 'node:crypto';
+import { refusingOutOfMemory } from '../backend/redis/out-of-memory';
 import type { RedisClient } from '../connection';
 import type { Job } from '../job';
 import type { Queue } from '../queue';
@@ -105,7 +106,10 @@ export async function createBulkOp(
     updatedAt: now,
   };
   const key = bulkKey(op.id);
-  await client.multi().hset(key, serialise(op)).expire(key, BULK_LIMITS.ttlSeconds).exec();
+  // At maxmemory Redis refuses the MULTI (EXECABORT): raised as RedisOutOfMemoryError.
+  await refusingOutOfMemory(
+    client.multi().hset(key, serialise(op)).expire(key, BULK_LIMITS.ttlSeconds).exec(),
+  );
   return op;
 }
 
@@ -162,15 +166,17 @@ export async function runBulkChunk(
   const finished = jobs.length === 0 || op.examined + jobs.length >= op.total;
   // Re-read status in the same transaction: a cancel that landed mid-chunk must stay.
   const [, , , , , statusReply] =
-    (await client
-      .multi()
-      .hincrby(key, 'done', done)
-      .hincrby(key, 'skipped', skipped)
-      .hincrby(key, 'examined', jobs.length)
-      .hincrby(key, 'cursor', stayed)
-      .hset(key, 'updatedAt', Date.now())
-      .hget(key, 'status')
-      .exec()) ?? [];
+    (await refusingOutOfMemory(
+      client
+        .multi()
+        .hincrby(key, 'done', done)
+        .hincrby(key, 'skipped', skipped)
+        .hincrby(key, 'examined', jobs.length)
+        .hincrby(key, 'cursor', stayed)
+        .hset(key, 'updatedAt', Date.now())
+        .hget(key, 'status')
+        .exec(),
+    )) ?? [];
   if (finished && statusReply?.[1] === 'running') await client.hset(key, 'status', 'done');
   return getBulkOp(client, id);
 }

@@ -182,8 +182,11 @@ export class WorkerHeartbeat {
 
   private async remove(): Promise<void> {
     const { workerId } = this.config;
+    // A pipeline, not a MULTI: Redis at maxmemory refuses every command queued in a MULTI, while
+    // these deletes pass there and free memory. A reader meeting the index entry without its
+    // record takes the worker as gone, as after the record's TTL.
     await this.client
-      .multi()
+      .pipeline()
       .del(workerRecordKey(this.keys, workerId), workerCancelKey(this.keys, workerId))
       .zrem(workersIndexKey(this.keys), workerId)
       .exec();

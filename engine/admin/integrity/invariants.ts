@@ -10,6 +10,11 @@ export const INVARIANTS = [
   'parent-link',
   'priority-counter',
   'events-over-cap',
+  'duplicate-in-list',
+  'lock-without-ttl',
+  'group-mismatch',
+  'group-active-stray',
+  'marker-invalid',
 ] as const;
 
 export type Invariant = (typeof INVARIANTS)[number];

@@ -29,10 +29,38 @@ function removesDependencyOnFailure(parent: string | null): boolean {
   }
 }
 
+/** Where an id was read from a list (wait, paused, active or a group's line). */
+export interface ListEntry {
+  /** The list's key. */
+  key: string;
+  /** The entry's index from the head when its window was read. */
+  position: number;
+  /** The window read holds the id at another index too. */
+  twiceInWindow: boolean;
+  /** No earlier index of the window holds the id. */
+  firstInWindow: boolean;
+  /** The group whose line this is (the `group` state). */
+  gid?: string;
+}
+
+/**
+ * An id in its list twice, reported at its first entry only: the one at the head lookup's index,
+ * or, when the lookups cannot see it (deep inside a long list), the first in the window.
+ */
+function isRepeated(facts: ProbeFacts, entry: ListEntry): boolean {
+  const at = facts.listPositions[entry.key];
+  const seenTwice =
+    (at !== undefined && at.head !== null && at.tail !== null && at.head !== at.tail) ||
+    entry.twiceInWindow;
+  if (!seenTwice) return false;
+  return at !== undefined && at.head !== null ? at.head === entry.position : entry.firstInWindow;
+}
+
 export function judgeMember(
   state: StateName,
   facts: ProbeFacts,
   batch: Pick<ProbeBatch, 'stalledCheckRunning' | 'pc'>,
+  entry?: ListEntry,
 ): Invariant[] {
   if (!facts.exists) return ['member-without-hash'];
   const found: Invariant[] = [];
@@ -60,6 +88,10 @@ export function judgeMember(
     facts.prioritizedScore % COUNTER_SPAN > batch.pc
   ) {
     found.push('priority-counter');
+  }
+  if (entry && isRepeated(facts, entry)) found.push('duplicate-in-list');
+  if (state === 'group' && entry?.gid !== undefined && facts.fields.gid !== entry.gid) {
+    found.push('group-mismatch');
   }
   return found;
 }

@@ -1,8 +1,11 @@
 /**
- * One SCAN step over the queue's keys (`MATCH <base>*`): job hashes no state holds, and parents'
- * `:dependencies` sets naming a child whose hash is gone.
+ * One SCAN step over the queue's keys (`MATCH <base>*`): job hashes no state holds, parents'
+ * `:dependencies` sets naming a child whose hash is gone, job locks without a TTL, tenant groups'
+ * active sets holding ids that left `active`, and the `marker` key (those three in
+ * engine/admin/integrity/key-checks.ts).
  */
 import type { Redis } from 'ioredis';
+import { readTogether, type ReadCommand } from '../../backend/redis/read-together';
 import { escapeGlob } from '../queues';
 import { jobIdOfQueueKey } from '../../backend/redis/remove-orphaned-jobs';
 import { record, type IntegrityReport } from './invariants';
@@ -10,9 +13,13 @@ import { isStateless } from './judge';
 import { INTEGRITY_LIMITS } from './limits';
 import { probe, type ProbeFacts, type ProbeItem } from './probe';
 import { isLegacyMarker } from './states';
+import { checkGroupActive, checkLockTtls, checkMarker } from './key-checks';
 import { linksOf } from './state-walk';
 
 const DEPENDENCIES = ':dependencies';
+const LOCK = ':lock';
+/** `group:<gid>:active`; group ids are `[A-Za-z0-9_.-]` (docs/redis-keys.md). */
+const GROUP_ACTIVE = /^group:([A-Za-z0-9_.-]+):active$/;
 
 /** Runs one SCAN step from `cursor`; returns the next cursor and the work done. */
 export async function scanStep(
@@ -25,18 +32,28 @@ export async function scanStep(
   const [next, keys] = await client.scan(cursor, 'MATCH', `${escapeGlob(base)}*`, 'COUNT', count);
   const hashIds: string[] = [];
   const parents: string[] = [];
+  const locked: string[] = [];
+  const groups: string[] = [];
+  let marker = false;
   for (const key of new Set(keys)) {
     const rest = key.slice(base.length);
+    const group = GROUP_ACTIVE.exec(rest)?.[1];
+    if (group !== undefined) groups.push(group);
+    if (rest === 'marker') marker = true;
     const id = jobIdOfQueueKey(rest);
     if (id === undefined || isLegacyMarker(id)) continue;
     if (rest === id) hashIds.push(id);
     else if (rest === id + DEPENDENCIES) parents.push(id);
+    else if (rest === id + LOCK) locked.push(id);
   }
   let work = keys.length + 1;
   if (hashIds.length > 0) work += await checkHashes(client, base, report, hashIds);
   for (const parentId of parents) {
     work += await checkDependencies(client, base, report, parentId);
   }
+  if (locked.length > 0) await checkLockTtls(client, base, report, locked);
+  for (const gid of groups) work += await checkGroupActive(client, base, report, gid);
+  if (marker) await checkMarker(client, base, report);
   return { cursor: next, work };
 }
 
@@ -128,9 +145,15 @@ async function checkDependencies(
     const exists = (await client.pipeline(children.map((c) => ['exists', c])).exec()) ?? [];
     const missing = children.filter((_, i) => Number(exists[i]?.[1]) === 0);
     if (missing.length === 0) continue;
-    const transaction = client.multi();
-    for (const child of missing) transaction.sismember(key, child).exists(child);
-    const replies = (await transaction.exec()) ?? [];
+    // Confirmed in one atomic read (a link removed with its child is no finding), at maxmemory too.
+    const replies = await readTogether(
+      client,
+      key,
+      missing.flatMap((child): ReadCommand[] => [
+        ['sismember', key, child],
+        ['exists', child],
+      ]),
+    );
     missing.forEach((child, i) => {
       const listed = Number(replies[2 * i]?.[1]) === 1;
       const gone = Number(replies[2 * i + 1]?.[1]) === 0;

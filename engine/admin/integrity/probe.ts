@@ -2,11 +2,14 @@
  * Everything the checker needs to know about a batch of job ids, read in one round trip: the
  * hash's relevant fields, membership in every state structure (sorted sets by ZSCORE, lists by
  * LPOS from each end, bounded to INTEGRITY_LIMITS.listLookup entries), the lock and stalled mark, and the
- * child's entry in its parent's records. As a pipeline it is a cheap first look; as a MULTI it is
+ * child's entry in its parent's records. As a pipeline it is a cheap first look; atomic, it is
  * one consistent snapshot, used to confirm a suspect before it is reported (a job moving between
- * two reads must never look like two states or none).
+ * two reads must never look like two states or none). The snapshot is one read-only script call
+ * (engine/backend/redis/read-together.ts), not a MULTI, so the checker also runs on a Redis at
+ * maxmemory, which refuses every command queued in a MULTI.
  */
 import type { Redis } from 'ioredis';
+import { readTogether, type ReadCommand } from '../../backend/redis/read-together';
 import { INTEGRITY_LIMITS } from './limits';
 import { LIST_STATES, stateKey, ZSET_STATES, type StateName } from './states';
 
@@ -37,6 +40,12 @@ export interface ProbeFacts {
   unknown: boolean;
   /** Those lists. */
   unknownLists: { state: StateName; key: string }[];
+  /**
+   * Per list looked up (by key): the index of the id's first entry from the head and of its last
+   * entry (from the tail), each null when not within the lookup bound of its end. Two different
+   * indexes mean the id is in the list twice.
+   */
+  listPositions: Record<string, { head: number | null; tail: number | null }>;
   inGroupActive: boolean;
   locked: boolean;
   stalled: boolean;
@@ -54,7 +63,7 @@ export interface ProbeBatch {
   pc: number;
 }
 
-type Command = [string, ...(string | number)[]];
+type Command = ReadCommand;
 const FIELDS = ['gid', 'atm', 'attemptsMade', 'opts', 'parentKey', 'parent', 'timestamp'] as const;
 
 export async function probe(
@@ -126,8 +135,9 @@ export async function probe(
     return plan;
   });
 
-  const replies =
-    (await (atomic ? client.multi(commands) : client.pipeline(commands)).exec()) ?? [];
+  const replies = atomic
+    ? await readTogether(client, base, commands)
+    : ((await client.pipeline(commands).exec()) ?? []);
   // A command on a key of another type (a hand-made key) errors alone: read it as absent.
   const reply = (index: number): unknown => {
     const [error, value] = replies[index] ?? [null, null];
@@ -150,8 +160,15 @@ export async function probe(
       if (state === 'prioritized') prioritizedScore = Number(score);
     });
     const unknownLists: ProbeFacts['unknownLists'] = [];
+    const listPositions: ProbeFacts['listPositions'] = {};
     for (const list of plan.lists) {
-      if (reply(list.head) !== null || reply(list.tail) !== null) states.add(list.state);
+      const head = reply(list.head);
+      const tail = reply(list.tail);
+      listPositions[list.key] = {
+        head: head === null || head === undefined ? null : Number(head),
+        tail: tail === null || tail === undefined ? null : Number(tail),
+      };
+      if (head !== null || tail !== null) states.add(list.state);
       else if (Number(reply(list.len)) > 2 * bound) {
         unknownLists.push({ state: list.state, key: list.key });
       }
@@ -169,6 +186,7 @@ export async function probe(
       states,
       unknown: unknownLists.length > 0,
       unknownLists,
+      listPositions,
       inGroupActive: plan.groupActive >= 0 && truthy(plan.groupActive),
       locked: truthy(plan.lock),
       stalled: truthy(plan.stalled),

@@ -4,7 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import { record, type IntegrityReport } from './invariants';
-import { judgeMember } from './judge';
+import { judgeMember, type ListEntry } from './judge';
 import { INTEGRITY_LIMITS } from './limits';
 import { probe, type ProbeItem } from './probe';
 import { isLegacyMarker, stateKey, ZSET_STATES, type StateName } from './states';
@@ -21,6 +21,31 @@ export async function linksOf(
     const [error, value] = replies[i] ?? [null, null];
     const [gid = null, parentKey = null] = error ? [] : ((value as (string | null)[]) ?? []);
     return { gid, parentKey };
+  });
+}
+
+/** Where each of `ids` (the window `read` without legacy markers) sits in its list. */
+function listEntries(
+  read: readonly string[],
+  ids: readonly string[],
+  key: string,
+  offset: number,
+  gid: string | undefined,
+): ListEntry[] {
+  const indexes = new Map<string, number[]>();
+  read.forEach((id, index) => indexes.set(id, [...(indexes.get(id) ?? []), index]));
+  const next = new Map<string, number>();
+  return ids.map((id) => {
+    const all = indexes.get(id)!;
+    const nth = next.get(id) ?? 0;
+    next.set(id, nth + 1);
+    return {
+      key,
+      position: offset + all[nth]!,
+      twiceInWindow: all.length > 1,
+      firstInWindow: nth === 0,
+      gid,
+    };
   });
 }
 
@@ -42,6 +67,7 @@ export async function walkWindow(
   const ids = read.filter((id) => !isLegacyMarker(id));
   if (ids.length === 0) return read.length;
   const links = await linksOf(client, base, ids);
+  const entries = isZset ? undefined : listEntries(read, ids, key, offset, gid);
   const items: ProbeItem[] = ids.map((id, i) => ({
     id,
     ...links[i]!,
@@ -50,13 +76,20 @@ export async function walkWindow(
     self: { state, gid, from: offset, to: offset + 2 * size + INTEGRITY_LIMITS.window },
   }));
   const first = await probe(client, base, items, false);
-  const suspects = items.filter((_, i) => judgeMember(state, first.facts[i]!, first).length > 0);
+  const suspects = items
+    .map((item, i) => ({ item, entry: entries?.[i] }))
+    .filter(({ entry }, i) => judgeMember(state, first.facts[i]!, first, entry).length > 0);
   if (suspects.length > 0) {
-    const confirmed = await probe(client, base, suspects, true);
-    suspects.forEach((item, i) => {
+    const confirmed = await probe(
+      client,
+      base,
+      suspects.map(({ item }) => item),
+      true,
+    );
+    suspects.forEach(({ item, entry }, i) => {
       const facts = confirmed.facts[i]!;
       if (!facts.inSelf) return;
-      for (const invariant of judgeMember(state, facts, confirmed)) {
+      for (const invariant of judgeMember(state, facts, confirmed, entry)) {
         record(report, invariant, item.id);
       }
     });

@@ -110,7 +110,7 @@ export function queueSnapshotReads(
       if (replies.length !== size) {
         throw new Error(`expected ${size} replies, got ${replies.length}`);
       }
-      const values = replies.map(valueOf);
+      const values = replies.map((reply) => (refusedForMemory(reply) ? null : valueOf(reply)));
       let at = 0;
       const counts = {} as Record<BullmqCountState, number>;
       for (const state of BULLMQ_COUNT_STATES) counts[state] = Number(values[at++]) || 0;
@@ -122,7 +122,22 @@ export function queueSnapshotReads(
 
       let waitHeads: JobTime[];
       let prioritizedHeads: JobTime[];
-      if (sortable) {
+      if (sortable && refusedForMemory(replies[at]) && refusedForMemory(replies[at + 1])) {
+        // Redis counts SORT as a write (it may STORE) and refuses it at maxmemory: the heads
+        // are read the long way then, so a scrape still describes a full Redis.
+        const heads = await client
+          .pipeline()
+          .lrange(keys.wait, -WAIT_HEADS, -1)
+          .zrange(keys.prioritized, 0, 0)
+          .exec();
+        const [waitIds, prioritizedIds] = (heads ?? []).map(valueOf).map(strings);
+        [waitHeads, prioritizedHeads] = await readJobTimes(
+          client,
+          keys,
+          (waitIds ?? []).reverse(),
+          prioritizedIds ?? [],
+        );
+      } else if (sortable) {
         waitHeads = sortedJobTimes(values[at++]);
         prioritizedHeads = sortedJobTimes(values[at++]);
       } else {
@@ -161,6 +176,10 @@ interface JobTime {
   id: string;
   /** The job's `timestamp`, ms; undefined when its hash is gone or holds no number there. */
   addedAt: number | undefined;
+}
+
+function refusedForMemory(reply: PipelineReply | undefined): boolean {
+  return reply?.[0]?.message.startsWith('OOM ') === true;
 }
 
 function valueOf([error, value]: PipelineReply): unknown {

@@ -18,6 +18,7 @@ import type {
   RawDependencyPages,
 } from '../queue-operations';
 import { checkInteger, checkJobId } from './operation-validation';
+import { readAllTogether } from './read-together';
 import { runScript } from './run-script';
 
 const KINDS: readonly DependencyKind[] = ['processed', 'unprocessed', 'ignored', 'failed'];
@@ -41,9 +42,9 @@ function checkKinds(kinds: readonly string[]): asserts kinds is DependencyKind[]
   }
 }
 
-/** Runs a MULTI and returns its replies, throwing the first command error. */
-async function execAll(transaction: ChainableCommander): Promise<unknown[]> {
-  const replies = (await transaction.exec()) ?? [];
+/** Runs a pipeline and returns its replies, throwing the first command error. */
+async function execAll(pipeline: ChainableCommander): Promise<unknown[]> {
+  const replies = (await pipeline.exec()) ?? [];
   return replies.map(([error, value]) => {
     if (error) throw error;
     return value;
@@ -96,18 +97,17 @@ export async function getDependencies(
   jobId: string,
 ): Promise<RawDependencies> {
   checkJobId(jobId);
-  const [processed, unprocessed, ignored, failed] = await execAll(
-    client
-      .multi()
-      .hgetall(recordKey(keys, jobId, 'processed'))
-      .smembers(recordKey(keys, jobId, 'unprocessed'))
-      .hgetall(recordKey(keys, jobId, 'ignored'))
-      .zrange(recordKey(keys, jobId, 'failed'), 0, -1),
-  );
+  // One moment (a child moving from pending to processed is listed once), also at maxmemory.
+  const [processed, unprocessed, ignored, failed] = await readAllTogether(client, keys.base, [
+    ['hgetall', recordKey(keys, jobId, 'processed')],
+    ['smembers', recordKey(keys, jobId, 'unprocessed')],
+    ['hgetall', recordKey(keys, jobId, 'ignored')],
+    ['zrange', recordKey(keys, jobId, 'failed'), 0, -1],
+  ]);
   return {
-    processed: Object.entries(asRecord(processed)),
+    processed: pairs(processed),
     unprocessed: (unprocessed as unknown[]).map(String),
-    ignored: Object.entries(asRecord(ignored)),
+    ignored: pairs(ignored),
     failed: (failed as unknown[]).map(String),
   };
 }
@@ -133,15 +133,16 @@ export async function getDependencyPages(
   }
   if (kinds.length === 0) return {};
 
-  const transaction = client.multi();
+  // Pages resume by cursor across calls anyway, so one call's pages need no common moment.
+  const pipeline = client.pipeline();
   for (const kind of kinds) {
     const { cursor, count } = requests[kind]!;
     const key = recordKey(keys, jobId, kind);
-    if (kind === 'unprocessed') transaction.sscan(key, cursor, 'COUNT', count);
-    else if (kind === 'failed') transaction.zrange(key, cursor, cursor + count - 1).zcard(key);
-    else transaction.hscan(key, cursor, 'COUNT', count);
+    if (kind === 'unprocessed') pipeline.sscan(key, cursor, 'COUNT', count);
+    else if (kind === 'failed') pipeline.zrange(key, cursor, cursor + count - 1).zcard(key);
+    else pipeline.hscan(key, cursor, 'COUNT', count);
   }
-  const replies = await execAll(transaction);
+  const replies = await execAll(pipeline);
 
   const pages: RawDependencyPages = {};
   let at = 0;
@@ -169,14 +170,15 @@ export async function getDependencyCounts(
   checkJobId(jobId);
   checkKinds(kinds);
   if (kinds.length === 0) return [];
-  const transaction = client.multi();
+  // Counts, as getJobCounts reads them: a pipeline (a MULTI is refused at maxmemory).
+  const pipeline = client.pipeline();
   for (const kind of kinds) {
     const key = recordKey(keys, jobId, kind);
-    if (kind === 'unprocessed') transaction.scard(key);
-    else if (kind === 'failed') transaction.zcard(key);
-    else transaction.hlen(key);
+    if (kind === 'unprocessed') pipeline.scard(key);
+    else if (kind === 'failed') pipeline.zcard(key);
+    else pipeline.hlen(key);
   }
-  return (await execAll(transaction)).map(Number);
+  return (await execAll(pipeline)).map(Number);
 }
 
 export async function moveToWaitingChildren(

@@ -3,6 +3,7 @@ import type { RedisClient } from '../../connection';
 import type { QueueKeys } from '../../keys';
 import { scriptKeys } from '../../scripts/script-keys';
 import { checkInteger, checkMillis } from './operation-validation';
+import { readAllTogether } from './read-together';
 import { runScript } from './run-script';
 
 /** Legacy `paused` ids moved back into wait per resume call (stays below Lua's unpack limit). */
@@ -73,12 +74,12 @@ export async function getRateLimitTtl(
   maxJobs?: number,
 ): Promise<number> {
   if (maxJobs !== undefined) checkInteger('maxJobs', maxJobs, 1);
-  const replies =
-    (await client.multi().get(keys.limiter).pttl(keys.limiter).hget(keys.meta, 'max').exec()) ?? [];
-  const values = replies.map(([error, value]) => {
-    if (error) throw error;
-    return value;
-  });
+  // The counter and its TTL of one moment (a window may end between two reads), at maxmemory too.
+  const values = await readAllTogether(client, keys.base, [
+    ['get', keys.limiter],
+    ['pttl', keys.limiter],
+    ['hget', keys.meta, 'max'],
+  ]);
   const [counter, ttl, metaMax] = values as [string | null, number, string | null];
   const max = maxJobs ?? (metaMax !== null ? Number(metaMax) : undefined);
   if (max === undefined || Number.isNaN(max)) return Number(ttl);

@@ -29,8 +29,9 @@ export function removeDeprecatedPriorityKey(client: RedisClient, keys: QueueKeys
 
 /** True when a global concurrency is set and that many jobs are active. */
 export async function isMaxed(client: RedisClient, keys: QueueKeys): Promise<boolean> {
+  // A pipeline: the answer is a moment's glance anyway, and a MULTI is refused at maxmemory.
   const [[concurrencyError, concurrency] = [], [activeError, active] = []] =
-    (await client.multi().hget(keys.meta, 'concurrency').llen(keys.active).exec()) ?? [];
+    (await client.pipeline().hget(keys.meta, 'concurrency').llen(keys.active).exec()) ?? [];
   if (concurrencyError) throw concurrencyError;
   if (activeError) throw activeError;
   if (concurrency === null || concurrency === undefined) return false;

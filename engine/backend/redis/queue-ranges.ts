@@ -9,6 +9,7 @@ import type { QueueKeys } from '../../keys';
 import type { JobState } from '../queue-operations';
 import { checkIndexRange, checkInteger, checkJobStates } from './operation-validation';
 import { stateKeyName } from './queue-reads';
+import { readAllTogether, type ReadCommand } from './read-together';
 
 const LIST_STATES = new Set(['wait', 'paused', 'active']);
 
@@ -18,8 +19,8 @@ const PRIORITY_SPAN = 2 ** 32;
 /** A delayed job's score is dueTs * 4096 + a sequence (docs/redis-keys.md). */
 const DELAYED_SCORE_FACTOR = 4096;
 
-async function execAll(transaction: ChainableCommander): Promise<unknown[]> {
-  const replies = (await transaction.exec()) ?? [];
+async function execAll(pipeline: ChainableCommander): Promise<unknown[]> {
+  const replies = (await pipeline.exec()) ?? [];
   return replies.map(([error, value]) => {
     if (error) throw error;
     return value;
@@ -43,16 +44,15 @@ export async function getRanges(
   checkIndexRange(start, end);
   const states = [...new Set(types.map(stateKeyName))];
   if (states.length === 0) return [];
-  const transaction = client.multi();
-  for (const state of states) {
+  // One atomic read (a job moving between two states is listed once), also at maxmemory.
+  const reads = states.map((state): ReadCommand => {
     const key = keys.base + state;
     if (LIST_STATES.has(state)) {
-      if (asc) transaction.lrange(key, -(end + 1), -(start + 1));
-      else transaction.lrange(key, start, end);
-    } else if (asc) transaction.zrange(key, start, end);
-    else transaction.zrevrange(key, start, end);
-  }
-  const replies = await execAll(transaction);
+      return asc ? ['lrange', key, -(end + 1), -(start + 1)] : ['lrange', key, start, end];
+    }
+    return asc ? ['zrange', key, start, end] : ['zrevrange', key, start, end];
+  });
+  const replies = await readAllTogether(client, keys.base, reads);
   const ids: string[] = [];
   states.forEach((state, i) => {
     const range = ((replies[i] as string[] | null) ?? []).map(String);
@@ -78,15 +78,16 @@ export async function getCountsPerPriority(
   for (const priority of priorities) checkInteger('priority', priority, 0, DEFAULTS.maxPriority);
   const unique = [...new Set(priorities)];
   if (unique.length === 0) return {};
-  const transaction = client.multi();
+  // Counts of a moment each, as getJobCounts: a pipeline (no MULTI, which Redis refuses at maxmemory).
+  const pipeline = client.pipeline();
   for (const priority of unique) {
-    if (priority === 0) transaction.llen(keys.wait);
+    if (priority === 0) pipeline.llen(keys.wait);
     else {
       const low = priority * PRIORITY_SPAN;
-      transaction.zcount(keys.prioritized, low, low + PRIORITY_SPAN - 1);
+      pipeline.zcount(keys.prioritized, low, low + PRIORITY_SPAN - 1);
     }
   }
-  const replies = await execAll(transaction);
+  const replies = await execAll(pipeline);
   const counts: Record<string, number> = {};
   unique.forEach((priority, i) => {
     counts[String(priority)] = Number(replies[i]);

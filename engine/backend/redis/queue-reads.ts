@@ -6,6 +6,7 @@ import { scriptKeys } from '../../scripts/script-keys';
 import type { RawJobHash } from '../queue-backend';
 import type { JobState, JobStateReply } from '../queue-operations';
 import { checkIndexRange, checkJobId, checkJobStates } from './operation-validation';
+import { readTogether } from './read-together';
 import { flatToRecord, runScript } from './run-script';
 
 /** Extra windows getJobsInStates reads per state to replace ids without a hash (bullmq: 5). */
@@ -119,11 +120,11 @@ export async function getLogs(
   checkJobId(jobId);
   checkIndexRange(start, end);
   const key = keys.jobLogs(jobId);
-  const pipeline = client.multi();
-  if (asc) pipeline.lrange(key, start, end);
-  else pipeline.lrange(key, -(end + 1), -(start + 1));
-  pipeline.llen(key);
-  const replies = (await pipeline.exec()) ?? [];
+  // The page and the count of one moment, readable at maxmemory (engine/backend/redis/read-together.ts).
+  const replies = await readTogether(client, keys.base, [
+    asc ? ['lrange', key, start, end] : ['lrange', key, -(end + 1), -(start + 1)],
+    ['llen', key],
+  ]);
   const [[rangeError, range] = [], [countError, count] = []] = replies;
   if (rangeError) throw rangeError;
   if (countError) throw countError;

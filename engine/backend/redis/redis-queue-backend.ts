@@ -20,6 +20,7 @@ import type {
 } from '../queue-backend';
 import { addJobKeys, addJobArgs, jobTable, parseAddReply } from './add-job';
 import { completeJobBatch, fetchJobBatch, identityJson } from './batch-moves';
+import { readAllTogether } from './read-together';
 import { flatToRecord, recordToFlat, runScript, runScriptThenWait } from './run-script';
 
 /**
@@ -226,18 +227,12 @@ export class RedisQueueBackend implements QueueBackend {
 
   async getMetrics(type: 'completed' | 'failed', start: number, end: number): Promise<Metrics> {
     const key = this.keys.metrics(type);
-    // One MULTI: the three reads see the same moment.
-    const replies =
-      (await this.client
-        .multi()
-        .hmget(key, 'count', 'prevTS', 'prevCount')
-        .lrange(`${key}:data`, start, end)
-        .llen(`${key}:data`)
-        .exec()) ?? [];
-    const [meta, data, count] = replies.map(([error, value]) => {
-      if (error) throw error;
-      return value;
-    }) as [(string | null)[], string[], number];
+    // The three reads see the same moment, also at maxmemory (engine/backend/redis/read-together.ts).
+    const [meta, data, count] = (await readAllTogether(this.client, this.keys.base, [
+      ['hmget', key, 'count', 'prevTS', 'prevCount'],
+      ['lrange', `${key}:data`, start, end],
+      ['llen', `${key}:data`],
+    ])) as [(string | null)[], string[], number];
     return {
       meta: {
         count: Number(meta[0] ?? 0),

@@ -90,8 +90,9 @@ async function isLockedOrFailed(
   keys: QueueKeys,
   jobId: string,
 ): Promise<boolean> {
+  // A first look only (removeJob checks the lock again as it removes), so a pipeline will do.
   const [[lockError, locked] = [], [failedError, failedScore] = []] =
-    (await client.multi().exists(keys.jobLock(jobId)).zscore(keys.failed, jobId).exec()) ?? [];
+    (await client.pipeline().exists(keys.jobLock(jobId)).zscore(keys.failed, jobId).exec()) ?? [];
   if (lockError) throw lockError;
   if (failedError) throw failedError;
   return Number(locked) === 1 || failedScore !== null;

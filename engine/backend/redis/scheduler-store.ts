@@ -18,6 +18,7 @@ import {
   type StoredScheduler,
   type UpsertRequest,
 } from '../scheduler-storage';
+import { readTogether } from './read-together';
 import { flatToRecord, runScript } from './run-script';
 
 export class RedisSchedulerStorage implements SchedulerStorage {
@@ -110,16 +111,15 @@ export class RedisSchedulerStorage implements SchedulerStorage {
 
   /** The scheduler's hash and next run, read atomically; undefined unless both exist. */
   async get(id: string): Promise<StoredScheduler | undefined> {
-    const replies =
-      (await this.client
-        .multi()
-        .zscore(this.keys.repeat, id)
-        .hgetall(this.schedulerKey(id))
-        .exec()) ?? [];
-    const [[scoreError, score] = [null, null], [hashError, hash] = [null, {}]] = replies;
+    // One atomic read that Redis also runs at maxmemory (engine/backend/redis/read-together.ts).
+    const replies = await readTogether(this.client, this.keys.base, [
+      ['zscore', this.keys.repeat, id],
+      ['hgetall', this.schedulerKey(id)],
+    ]);
+    const [[scoreError, score] = [null, null], [hashError, hash] = [null, []]] = replies;
     if (scoreError) throw scoreError;
     if (hashError) throw hashError;
-    const record = hash as Record<string, string>;
+    const record = flatToRecord(hash);
     if (score === null || Object.keys(record).length === 0) return undefined;
     return { hash: record, next: Number(score) };
   }

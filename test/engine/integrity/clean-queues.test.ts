@@ -33,6 +33,13 @@ function holdingProcessor() {
   return { processor, release: () => release() };
 }
 
+/** The running job's lock has a TTL and the marker holds what workers block on. */
+async function expectLockAndMarker(redis: ReturnType<typeof rawClient>, name: string) {
+  const [running] = await redis.lrange(queueKey(name, 'active'), 0, 0);
+  expect(await redis.pttl(`${queueKey(name, running!)}:lock`)).toBeGreaterThan(0);
+  expect(await redis.type(queueKey(name, 'marker'))).toBe('zset');
+}
+
 describe('checkQueueIntegrity on healthy queues', () => {
   it('reports an OxMQ queue with jobs in every state clean', async () => {
     const name = uniqueQueueName('fsck-oxmq');
@@ -73,6 +80,7 @@ describe('checkQueueIntegrity on healthy queues', () => {
         ),
       );
       expect(states).not.toContain('none');
+      await expectLockAndMarker(redis, name);
       expect(await redis.llen(queueKey(name, 'group:acme:wait'))).toBe(2);
       expect(await redis.zcard(queueKey(name, 'group-delayed'))).toBe(1);
 
@@ -84,6 +92,29 @@ describe('checkQueueIntegrity on healthy queues', () => {
     } finally {
       release();
     }
+  });
+
+  it('reports an OxMQ queue with grouped jobs running clean', async () => {
+    const name = uniqueQueueName('fsck-groups');
+    const redis = track(rawClient());
+    const connection = redisOptions();
+    const queue = track(new Queue(name, { connection }));
+    const worker = track(new Worker(name, null, { connection }));
+    for (const gid of ['acme', 'acme', 'globex', 'globex']) {
+      await queue.add('tenant', {}, { group: { id: gid } });
+    }
+    const first = await worker.getNextJob('token-1');
+    const second = await worker.getNextJob('token-2');
+    expect([first?.id, second?.id]).not.toContain(undefined);
+    const activeSets = await Promise.all(
+      ['acme', 'globex'].map((gid) => redis.scard(queueKey(name, `group:${gid}:active`))),
+    );
+    expect(activeSets.reduce((sum, count) => sum + count, 0)).toBe(2);
+    await expectLockAndMarker(redis, name);
+    expectClean(await checkQueueIntegrityToEnd(redis, { prefix: 'bull', name }));
+    // One finishes: it leaves its group's active set with active.
+    await first!.moveToCompleted('done', 'token-1', false);
+    expectClean(await checkQueueIntegrityToEnd(redis, { prefix: 'bull', name }));
   });
 
   it('reports a bullmq 6.7.0 queue with jobs in every state clean', async () => {
@@ -119,6 +150,7 @@ describe('checkQueueIntegrity on healthy queues', () => {
         ),
       );
       expect(states).not.toContain('none');
+      await expectLockAndMarker(redis, name);
 
       const report = await checkQueueIntegrityToEnd(redis, { prefix: 'bull', name });
       expectClean(report);
