@@ -28,20 +28,25 @@ export interface RepairStep {
 const MAX_REWALKS = 100;
 const START_CURSOR = encodeCursor(START);
 
-export async function repairQueueIntegrityStep(
-  client: Redis,
-  queue: IntegrityQueue,
-  options: IntegrityOptions = {},
-): Promise<RepairStep> {
+/** A malformed cursor or budget is refused with a ValidationError before any Redis call. */
+export function validateWalkOptions(options: IntegrityOptions): void {
   try {
     decodeCursor(options.cursor);
   } catch (error) {
     throw new ValidationError((error as Error).message);
   }
-  const budget = options.budget;
+  const { budget } = options;
   if (budget !== undefined && !(Number.isSafeInteger(budget) && budget > 0)) {
     throw new ValidationError('integrity budget must be a positive integer');
   }
+}
+
+export async function repairQueueIntegrityStep(
+  client: Redis,
+  queue: IntegrityQueue,
+  options: IntegrityOptions = {},
+): Promise<RepairStep> {
+  validateWalkOptions(options);
   const report = await checkQueueIntegrity(client, queue, options);
   const repairs = await repairIntegrityFindings(client, queue, report);
   const again = repairs.some((repair) => repair.applied);

@@ -3,10 +3,12 @@
  * commands: each repairable finding is repaired, the checker is clean afterwards and the queue's
  * other data is kept; a worker then processes the recovered jobs.
  */
+import { Cluster } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { Queue, Worker } from 'oxmq';
 import {
   checkQueueIntegrityToEnd,
+  createAdmin,
   repairIntegrityFindings,
   repairQueueIntegrityStep,
   repairQueueIntegrityToEnd,
@@ -269,5 +271,31 @@ describe('repairQueueIntegrityToEnd', () => {
     await expect(repairQueueIntegrityStep(redis, ref, { cursor: 'x' })).rejects.toMatchObject({
       code: 'VALIDATION',
     });
+  });
+});
+
+describe('createAdmin().integrity', () => {
+  it('checks and repairs a step on one server, and refuses a Cluster or a bad cursor', async () => {
+    const { redis, queue, key, name } = setUp('repair-admin');
+    const a = await queue.add('a', {});
+    await redis.del(key(a.id!));
+    const admin = createAdmin(redis, { prefixes: ['bull'] });
+    expect((await admin.integrity.check('bull', name)).counts['member-without-hash']).toBe(1);
+    const step = await admin.integrity.repairStep('bull', name, { budget: 100 });
+    expect(step.repairs).toEqual([expect.objectContaining({ jobId: a.id, applied: true })]);
+    expect((await admin.integrity.check('bull', name)).clean).toBe(true);
+    await expect(admin.integrity.check('bull', name, { cursor: '1:2' })).rejects.toMatchObject({
+      code: 'VALIDATION',
+    });
+
+    const cluster = new Cluster([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true });
+    try {
+      const onCluster = createAdmin(cluster, { prefixes: ['bull'] });
+      await expect(onCluster.integrity.repairStep('bull', name)).rejects.toMatchObject({
+        code: 'QUEUE_STATE',
+      });
+    } finally {
+      cluster.disconnect();
+    }
   });
 });
