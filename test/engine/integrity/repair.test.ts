@@ -5,7 +5,7 @@
  */
 import { Cluster } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { Queue, Worker } from 'oxmq';
+import { FlowProducer, Queue, Worker } from 'oxmq';
 import {
   checkQueueIntegrityToEnd,
   createAdmin,
@@ -194,35 +194,71 @@ describe('repairIntegrityFindings', () => {
     expect((await check()).clean).toBe(true);
   });
 
+  it('skips pc, events and a finished job when they were set right meanwhile', async () => {
+    const { redis, queue, key, check, ref } = setUp('repair-moved-2');
+    await queue.add('a', {}, { priority: 2 });
+    const b = await queue.add('b', {}, { priority: 2 });
+    const done = await queue.add('done', {});
+    await redis.lrem(key('wait'), 0, done.id!);
+    await redis.hset(key(done.id!), 'finishedOn', 1000, 'returnvalue', '1');
+    await redis.set(key('pc'), 1);
+    await redis.hset(key('meta'), 'opts.maxLenEvents', 10);
+    const pipeline = redis.pipeline();
+    for (let i = 0; i < 1500; i++) pipeline.xadd(key('events'), '*', 'event', 'filler');
+    await pipeline.exec();
+    const report = await check();
+    expect(report.counts).toMatchObject({
+      'priority-counter': 1,
+      'events-over-cap': 1,
+      'hash-without-state': 1,
+    });
+    await redis.set(key('pc'), 7);
+    await redis.xtrim(key('events'), 'MAXLEN', 5);
+    await redis.zadd(key('completed'), 1000, done.id!);
+
+    const repairs = await repairIntegrityFindings(redis, ref, report);
+    expect(
+      repairs.map(({ code, jobId, applied, skipped }) => [code, jobId, applied, skipped]),
+    ).toEqual([
+      ['hash-without-state', done.id, false, 'the job is in a state again'],
+      ['priority-counter', b.id, false, 'pc already covers the job'],
+      ['events-over-cap', null, false, 'the stream is within its cap'],
+    ]);
+    expect(await redis.get(key('pc'))).toBe('7');
+    expect(await redis.xlen(key('events'))).toBe(5);
+  });
+
   it('leaves report-only findings untouched', async () => {
-    const { redis, queue, key, check, repair } = setUp('repair-report-only');
+    const { name, redis, queue, key, check, repair } = setUp('repair-report-only');
     const a = await queue.add('a', {}, { attempts: 1 });
     const b = await queue.add('b', {}, { attempts: 2 });
+    const flows = track(new FlowProducer({ connection: redisOptions() }));
+    await flows.add({
+      name: 'p',
+      queueName: name,
+      opts: { jobId: 'p' },
+      children: [{ name: 'c', queueName: name, opts: { jobId: 'c', delay: 60_000 } }],
+    });
     await redis.zadd(key('completed'), Date.now(), a.id!);
     await redis.hset(key(b.id!), 'atm', 5);
+    await redis.srem(key('p:dependencies'), key('c'));
     const dump = async () => {
       const keys = (await redis.keys(`${key('')}*`)).sort();
       return Promise.all(keys.map(async (k) => [k, await redis.dump(k)]));
     };
     const before = await dump();
     const found = await check();
-    expect(found.counts).toMatchObject({ 'multiple-states': 1, 'attempts-exceeded': 1 });
+    expect(found.counts).toMatchObject({
+      'multiple-states': 1,
+      'attempts-exceeded': 1,
+      'parent-link': 1,
+    });
 
+    const reportOnly = { action: 'none', applied: false, skipped: 'report-only' };
     expect(await repair()).toEqual([
-      {
-        code: 'multiple-states',
-        jobId: a.id,
-        action: 'none',
-        applied: false,
-        skipped: 'report-only',
-      },
-      {
-        code: 'attempts-exceeded',
-        jobId: b.id,
-        action: 'none',
-        applied: false,
-        skipped: 'report-only',
-      },
+      { code: 'multiple-states', jobId: a.id, ...reportOnly },
+      { code: 'attempts-exceeded', jobId: b.id, ...reportOnly },
+      { code: 'parent-link', jobId: 'c', ...reportOnly },
     ]);
     expect(await dump()).toEqual(before);
   });
