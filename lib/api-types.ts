@@ -79,6 +79,12 @@ export type {
   QueueOkResponse,
 } from './http/queue-ops';
 export type { ErrorGroup, ErrorGroupsResponse, ErrorGroupTally } from './http/error-groups';
+export type {
+  IntegrityCheckResponse,
+  IntegrityRepair,
+  IntegrityRepairResponse,
+  IntegrityReportBody,
+} from './http/integrity';
 
 // ---- workers, metrics and live events ----
 export type {

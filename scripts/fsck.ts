@@ -1,17 +1,30 @@
 /**
- * `npm run fsck -- --queue <name> [--prefix bull] [--redis-url redis://...] [--budget n]`: runs
- * the read-only integrity checker (docs/integrity.md) over one queue to the end, call after call
- * with its cursor, and prints each invariant's count and sample ids. Exit code 0 when the queue
- * is clean, 1 when an invariant is broken, 2 on a usage or connection error. The Redis URL
- * defaults to REDIS_URL, then redis://127.0.0.1:6379; a single server only (the key scan does not
- * walk a Cluster's masters).
+ * `npm run fsck -- --queue <name> [--prefix bull] [--redis-url redis://...] [--budget n]
+ * [--repair-safe]`: runs the read-only integrity checker (docs/integrity.md) over one queue to the
+ * end, call after call with its cursor, and prints each invariant's count and sample ids. With
+ * `--repair-safe` and findings, it then applies the safe repairs (docs/integrity.md, "Repairs"),
+ * prints one line per repair, writes one entry to the console's audit log, checks again and prints
+ * what remains. Exit code 0 when the queue is clean (after the repairs, if asked), 1 when an
+ * invariant is (still) broken, 2 on a usage or connection error. The Redis URL defaults to
+ * REDIS_URL, then redis://127.0.0.1:6379; a single server only (the key scan does not walk a
+ * Cluster's masters).
  */
+import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { checkQueueIntegrityToEnd, INVARIANTS, type IntegrityReport } from 'oxmq/admin';
+import {
+  appendAudit,
+  checkQueueIntegrityToEnd,
+  INVARIANTS,
+  repairQueueIntegrityToEnd,
+  type IntegrityReport,
+  type RepairResult,
+} from 'oxmq/admin';
 
 const USAGE =
-  'usage: npm run fsck -- --queue <name> [--prefix bull] [--redis-url redis://...] [--budget n]';
+  'usage: npm run fsck -- --queue <name> [--prefix bull] [--redis-url redis://...] [--budget n] [--repair-safe]';
+/** Applied repairs listed in the audit entry (the count is always complete). */
+const AUDITED_REPAIRS = 100;
 
 function print(report: IntegrityReport, queue: string): void {
   console.log(`queue ${queue}: ${report.clean ? 'clean' : 'NOT clean'}`);
@@ -23,6 +36,47 @@ function print(report: IntegrityReport, queue: string): void {
   }
 }
 
+function printRepair(repair: RepairResult): void {
+  const outcome = repair.applied ? `applied: ${repair.action}` : `skipped: ${repair.skipped}`;
+  console.log(`repair ${repair.code.padEnd(20)} ${(repair.jobId ?? '-').padEnd(12)} ${outcome}`);
+}
+
+function operator(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Runs the safe repairs, then the check again; resolves with the report after the repairs. */
+async function repair(
+  client: Redis,
+  queue: { prefix: string; name: string },
+  budget: number | undefined,
+): Promise<IntegrityReport> {
+  const repairs = await repairQueueIntegrityToEnd(client, queue, { budget, onRepair: printRepair });
+  const applied = repairs.filter((r) => r.applied);
+  console.log(`repairs: ${applied.length} applied, ${repairs.length - applied.length} not`);
+  await appendAudit(client, {
+    actor: `fsck:${operator()}`,
+    role: 'cli',
+    action: 'queue.integrity.repair',
+    target: `${queue.prefix}:${queue.name}`,
+    params: {
+      applied: applied.length,
+      notApplied: repairs.length - applied.length,
+      repairs: applied.slice(0, AUDITED_REPAIRS),
+    },
+    outcome: 'ok',
+    // Not an HTTP request: no status was answered.
+    status: 0,
+  });
+  const after = await checkQueueIntegrityToEnd(client, queue, { budget });
+  console.log('after repairs:');
+  return after;
+}
+
 async function main(): Promise<number> {
   let values;
   try {
@@ -32,6 +86,7 @@ async function main(): Promise<number> {
         prefix: { type: 'string', default: 'bull' },
         'redis-url': { type: 'string' },
         budget: { type: 'string' },
+        'repair-safe': { type: 'boolean', default: false },
       },
     }));
   } catch (error) {
@@ -54,13 +109,14 @@ async function main(): Promise<number> {
   client.on('error', (error: Error) => (connectionError ??= error));
   try {
     await client.connect();
-    const report = await checkQueueIntegrityToEnd(
-      client,
-      { prefix: values.prefix, name: values.queue },
-      { budget },
-    );
-    print(report, `${values.prefix}:${values.queue}`);
-    return report.clean ? 0 : 1;
+    const queue = { prefix: values.prefix, name: values.queue };
+    const label = `${values.prefix}:${values.queue}`;
+    const report = await checkQueueIntegrityToEnd(client, queue, { budget });
+    print(report, label);
+    if (report.clean || !values['repair-safe']) return report.clean ? 0 : 1;
+    const after = await repair(client, queue, budget);
+    print(after, label);
+    return after.clean ? 0 : 1;
   } catch (error) {
     console.error(`fsck: ${(connectionError ?? (error as Error)).message}`);
     return 2;

@@ -5,6 +5,7 @@ import { useSearchParams } from 'next/navigation';
 import { useState } from 'react';
 import type { QueueCountState } from '@/lib/api-types';
 import { grafanaQueueHref } from '@/lib/links';
+import { IntegrityLink } from '../integrity/integrity-link';
 import { ExternalLink } from '../layout/external-link';
 import { useConsoleLinks } from '../session/session-context';
 import { DiagnosisPanel } from './diagnosis-panel';
@@ -64,6 +65,7 @@ export function QueuePage({ prefix, name }: { prefix: string; name: string }) {
             </ExternalLink>
           </>
         )}
+        <IntegrityLink prefix={prefix} name={name} />
       </p>
       <h1>
         <span className="prefix">{prefix}:</span>

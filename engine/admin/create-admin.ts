@@ -22,6 +22,7 @@ import { ValidationError } from '../errors';
 import { appendAudit, AUDIT_STREAMS, readAudit, type AuditKind, type AuditRecord } from './audit';
 import { actOnSelection } from './selection';
 import { pipelinePerItem } from './cluster-reads';
+import { boundIntegrity } from './integrity/repair-bound';
 import { cancelBulkOp, createBulkOp, getBulkOp, runBulkChunk } from './bulk';
 import { diagnoseQueue } from './diagnose';
 import { groupFailedJobs, type ErrorGroupScanOptions } from './error-groups';
@@ -285,6 +286,7 @@ export function createAdmin(client: RedisClient, options: AdminOptions) {
       list: bind(listGroups),
       act: bind(actOnGroup),
     },
+    integrity: boundIntegrity(client),
     flows: {
       rootOf: (jobKey: string) => rootOf(client, jobKey),
       graph: (opts: Omit<FlowGraphOptions, 'redaction'>) =>

@@ -216,5 +216,10 @@ export {
   INVARIANTS,
   MAX_SAMPLES,
   mergeReports,
+  repairIntegrityFindings,
+  repairQueueIntegrityStep,
+  repairQueueIntegrityToEnd,
+  SAFE_REPAIRS,
 } from './integrity';
 export type { IntegrityOptions, IntegrityQueue, IntegrityReport, Invariant } from './integrity';
+export type { RepairableInvariant, RepairResult, RepairStep } from './integrity';

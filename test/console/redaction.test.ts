@@ -293,6 +293,7 @@ const ROUTES: Record<string, string> = {
   'queues/route.ts': 'queue overviews: counts, limits, workers',
   'queues/[prefix]/[name]/route.ts': 'a queue overview',
   'queues/[prefix]/[name]/diagnose/route.ts': 'reasons and times',
+  'queues/[prefix]/[name]/integrity/route.ts': 'counts, job ids and repair outcomes',
   'queues/[prefix]/[name]/limits/route.ts': 'limits',
   'queues/[prefix]/[name]/metrics/route.ts': 'counts per minute',
   'queues/[prefix]/[name]/pause/route.ts': 'ok',

@@ -13,6 +13,10 @@ import { errorGroupsResponseSchema } from '../../lib/http/error-groups';
 import { flowChildrenResponseSchema, flowGraphResponseSchema } from '../../lib/http/flow';
 import { groupInfoSchema, groupPageSchema } from '../../lib/http/groups';
 import {
+  integrityCheckResponseSchema,
+  integrityRepairResponseSchema,
+} from '../../lib/http/integrity';
+import {
   jobActionResponseSchema,
   jobDetailResponseSchema,
   jobLogsResponseSchema,
@@ -151,6 +155,12 @@ describe('response contract', () => {
     expect(one.counts.failed).toBe(1);
     await get(`${base}/diagnose`, queueDiagnosisSchema);
     await get(`${base}/limits`, queueLimitsSchema);
+  });
+
+  it('the integrity check and a repair step', async () => {
+    const check = await get(`${base}/integrity?budget=2`, integrityCheckResponseSchema);
+    expect(check.report.cursor).toBeDefined();
+    await post(`${base}/integrity`, { budget: 2 }, integrityRepairResponseSchema);
   });
 
   it('job lists, search and the quick-jump find', async () => {

@@ -2,6 +2,7 @@
  * `npm run fsck` (`node --import tsx scripts/fsck.ts`) against the run's Redis: exit 0 and
  * "clean" for a healthy queue, exit 1 with the broken invariant's count and sample id otherwise,
  * exit 2 for a missing --queue or an unreachable Redis; and REDIS_URL as the default target.
+ * With --repair-safe: one line per repair, an audit entry, and the exit code of the check after.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -46,6 +47,55 @@ describe('npm run fsck', () => {
     expect(broken.output).toContain(`queue bull:${name}: NOT clean`);
     expect(broken.output).toMatch(new RegExp(`member-without-hash +1 +e\\.g\\. ${a.id}\\n`));
     expect(broken.code).toBe(1);
+  });
+
+  it('--repair-safe repairs, audits, and exits 0 once clean or 1 while report-only findings remain', async () => {
+    const name = uniqueQueueName('fsck-repair');
+    const redis = track(rawClient());
+    const queue = track(new Queue(name, { connection: redisOptions() }));
+    const a = await queue.add('a', {});
+    const b = await queue.add('b', {});
+    const c = await queue.add('c', {});
+    await redis.del(queueKey(name, a.id!));
+    await redis.zadd(queueKey(name, 'completed'), Date.now(), c.id!);
+
+    const run = await runFsck(['--queue', name, '--repair-safe', '--redis-url', redisUrl()]);
+    expect(run.output).toMatch(
+      new RegExp(
+        `repair member-without-hash +${a.id} +applied: remove the dangling id .*: wait\\n`,
+      ),
+    );
+    expect(run.output).toMatch(
+      new RegExp(`repair multiple-states +${c.id} +skipped: report-only\\n`),
+    );
+    expect(run.output).toContain('repairs: 1 applied, 1 not');
+    const after = run.output.slice(run.output.indexOf('after repairs:'));
+    expect(after).toContain(`queue bull:${name}: NOT clean`);
+    expect(after).toMatch(/member-without-hash +0\n/);
+    expect(after).toMatch(new RegExp(`multiple-states +1 +e\\.g\\. ${c.id}\\n`));
+    expect(run.code).toBe(1);
+    expect(await redis.lrange(queueKey(name, 'wait'), 0, -1)).toEqual([c.id, b.id]);
+
+    const audit = (await redis.xrevrange('oxmq:audit', '+', '-', 'COUNT', 200))
+      .map(([, fields]) => fields)
+      .find((fields) => fields.includes(`bull:${name}`));
+    expect(audit).toBeDefined();
+    const entry = Object.fromEntries(audit!.flatMap((v, i) => (i % 2 ? [] : [[v, audit![i + 1]]])));
+    expect(entry).toMatchObject({ role: 'cli', action: 'queue.integrity.repair', outcome: 'ok' });
+    expect(JSON.parse(entry.params!)).toMatchObject({
+      applied: 1,
+      repairs: [{ code: 'member-without-hash', jobId: a.id, applied: true }],
+    });
+
+    await redis.zrem(queueKey(name, 'completed'), c.id!);
+    await redis.del(queueKey(name, b.id!));
+    const second = await runFsck(['--queue', name, '--repair-safe', '--redis-url', redisUrl()]);
+    expect(second.output).toMatch(new RegExp(`after repairs:\\nqueue bull:${name}: clean\\n`));
+    expect(second.code).toBe(0);
+    // Without the flag nothing is written.
+    await redis.del(queueKey(name, c.id!));
+    expect((await runFsck(['--queue', name, '--redis-url', redisUrl()])).code).toBe(1);
+    expect(await redis.lrange(queueKey(name, 'wait'), 0, -1)).toEqual([c.id]);
   });
 
   it('exits 2 without a queue name, and with the reason when Redis cannot be reached', async () => {

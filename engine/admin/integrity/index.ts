@@ -14,3 +14,14 @@ export {
   type Invariant,
 } from './invariants';
 export { INTEGRITY_LIMITS } from './limits';
+export {
+  repairIntegrityFindings,
+  SAFE_REPAIRS,
+  type RepairableInvariant,
+  type RepairResult,
+} from './repair';
+export {
+  repairQueueIntegrityStep,
+  repairQueueIntegrityToEnd,
+  type RepairStep,
+} from './repair-walk';
