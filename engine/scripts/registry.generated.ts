@@ -172,6 +172,11 @@ export interface ScriptKeyNames {
   removeJob: readonly ['jobHash', 'repeat'];
   removeJobScheduler: readonly ['repeat', 'delayed', 'prioritized', 'wait', 'events', 'meta'];
   removeOrphanedJobs: readonly ['base'];
+  repairDanglingId: readonly ['base'];
+  repairMarkStalled: readonly ['jobHash', 'active', 'lock', 'stalled'];
+  repairPlaceFinished: readonly ['base'];
+  repairPriorityCounter: readonly ['prioritized', 'pc'];
+  repairTrimEvents: readonly ['meta', 'events'];
   reprocessJob: readonly [
     'jobHash',
     'events',
@@ -4426,6 +4431,284 @@ for _, jobId in ipairs(order) do
   end
 end
 return removed
+`,
+      INCLUDES,
+    ),
+  },
+  repairDanglingId: {
+    name: 'repairDanglingId',
+    numberOfKeys: 1,
+    keys: ['base'],
+    lua: inlineIncludes(
+      `--[[
+  Integrity repair of member-without-hash (docs/integrity.md, "Repairs"): removes a job id whose
+  hash is gone from the state structures. A grouped id sits in its group's line only, and its
+  group is unknown once the hash is gone: the caller names the groups whose line may hold it. A
+  group whose line this empties leaves the Q groups ring, as every writer of a line does.
+  Nothing is written while the hash exists.
+
+  Lists are searched and trimmed only within LIST_END_WINDOW entries of each end
+  (includes/listSearch.lua): an id deep inside a longer list is left there, since taking it out
+  would scan the list and hold Redis (docs/reliability.md, "Large backlogs"). A key of another
+  type than its structure's holds no id and is passed over. Every list is searched before the
+  first write.
+
+  KEYS[1] base (Q, the queue key prefix with trailing colon; every key is built from it)
+
+  ARGV[1] job id  ARGV[2..] ids of the groups whose line may hold it
+
+  Returns {1, the structures it was removed from, comma-separated} or {0, why nothing was written}:
+  "the job hash exists", "deep:<lists>" (not near either end of those long lists, found nowhere
+  else) or "the id is in no state structure any more".
+]]
+--- @include "listSearch"
+
+-- Copies of one id taken out of one list in a call; a list holds an id at most a few times.
+local MAX_COPIES = 100
+
+local Q = KEYS[1]
+local id = ARGV[1]
+if redis.call("EXISTS", Q .. id) == 1 then
+  return {0, "the job hash exists"}
+end
+
+local lists = {}
+for _, state in ipairs({"wait", "paused", "active"}) do
+  lists[#lists + 1] = {key = Q .. state, name = state}
+end
+for i = 2, #ARGV do
+  local name = "group:" .. ARGV[i] .. ":wait"
+  lists[#lists + 1] = {key = Q .. name, name = name, gid = ARGV[i]}
+end
+
+local removed = {}
+local deep = {}
+local holding = {}
+for _, list in ipairs(lists) do
+  if redis.call("TYPE", list.key)["ok"] == "list" then
+    local where = findNearListEnds(list.key, id)
+    if where == "head" or where == "tail" then
+      holding[#holding + 1] = list
+    elseif where == "middle" then
+      deep[#deep + 1] = list.name
+    end
+  end
+end
+
+for _, list in ipairs(holding) do
+  local where = findNearListEnds(list.key, id)
+  local copies = 0
+  while (where == "head" or where == "tail") and copies < MAX_COPIES do
+    redis.call("LREM", list.key, where == "tail" and -1 or 1, id)
+    copies = copies + 1
+    where = findNearListEnds(list.key, id)
+  end
+  removed[#removed + 1] = list.name
+  if list.gid and redis.call("LLEN", list.key) == 0 then
+    redis.call("LREM", Q .. "groups", 0, list.gid)
+  end
+end
+for _, state in ipairs({"prioritized", "delayed", "group-delayed", "waiting-children", "completed", "failed"}) do
+  local reply = redis.pcall("ZREM", Q .. state, id)
+  if type(reply) == "number" and reply > 0 then
+    removed[#removed + 1] = state
+  end
+end
+if #removed == 0 then
+  if #deep > 0 then
+    return {0, "deep:" .. table.concat(deep, ",")}
+  end
+  return {0, "the id is in no state structure any more"}
+end
+redis.pcall("SREM", Q .. "stalled", id)
+return {1, table.concat(removed, ",")}
+`,
+      INCLUDES,
+    ),
+  },
+  repairMarkStalled: {
+    name: 'repairMarkStalled',
+    numberOfKeys: 4,
+    keys: ['jobHash', 'active', 'lock', 'stalled'],
+    lua: inlineIncludes(
+      `--[[
+  Integrity repair of active-unlocked (docs/integrity.md, "Repairs"): marks an active job that
+  holds no lock as stalled, so the next stalled check (lua/moveStalledJobsToWait-8.lua, phase 1)
+  recovers it with its usual accounting. Nothing is written unless the job still exists, is
+  still active, holds no lock and is not marked yet. Q active is searched within
+  LIST_END_WINDOW entries of each end (includes/listSearch.lua): a job not found there in a
+  longer list cannot be confirmed active without a scan that would hold Redis, and is left alone.
+
+  KEYS[1] job hash  KEYS[2] active  KEYS[3] lock (the job's)  KEYS[4] stalled
+
+  ARGV[1] job id
+
+  Returns {1, "marked stalled"} or {0, why nothing was written}: "deep:active" when the job may
+  be deep inside a long Q active.
+]]
+--- @include "listSearch"
+
+local id = ARGV[1]
+if redis.call("EXISTS", KEYS[1]) == 0 then
+  return {0, "the job hash is gone"}
+end
+local where = findNearListEnds(KEYS[2], id)
+if where == "absent" then
+  return {0, "the job is no longer active"}
+end
+if where == "middle" then
+  return {0, "deep:active"}
+end
+if redis.call("EXISTS", KEYS[3]) == 1 then
+  return {0, "the job holds a lock"}
+end
+if redis.call("SISMEMBER", KEYS[4], id) == 1 then
+  return {0, "the job is already marked stalled"}
+end
+redis.call("SADD", KEYS[4], id)
+return {1, "marked stalled"}
+`,
+      INCLUDES,
+    ),
+  },
+  repairPlaceFinished: {
+    name: 'repairPlaceFinished',
+    numberOfKeys: 1,
+    keys: ['base'],
+    lua: inlineIncludes(
+      `--[[
+  Integrity repair of hash-without-state (docs/integrity.md, "Repairs"): puts a finished job that
+  no state structure holds back into Q completed (it has a returnvalue) or Q failed (a
+  failedReason), scored by finishedOn as moveToFinished scores it. Nothing is written while the
+  job is in a state (its group's line or active set included) or holds a lock; an unfinished job
+  is left alone, since placing it would decide when it runs. Lists are searched within
+  LIST_END_WINDOW entries of each end (includes/listSearch.lua): when a longer list might hold the
+  job deeper inside, nothing is written, since ruling that out would scan the list and hold Redis.
+
+  KEYS[1] base (Q, the queue key prefix with trailing colon; every key is built from it)
+
+  ARGV[1] job id
+
+  Returns {1, "completed" or "failed"} or {0, why nothing was written}: "deep:<lists>" when the
+  job may be deep inside those long lists.
+]]
+--- @include "listSearch"
+
+local Q = KEYS[1]
+local id = ARGV[1]
+local fields = redis.call("HMGET", Q .. id, "timestamp", "finishedOn", "returnvalue", "failedReason", "gid")
+if not fields[1] then
+  return {0, "the job hash is gone"}
+end
+local deep = {}
+-- True when the job is within the window of an end of the list; a longer list that may hold it
+-- deeper inside is noted in \`deep\`.
+local function inList(key, name)
+  local where = findNearListEnds(key, id)
+  if where == "middle" then
+    deep[#deep + 1] = name
+    return false
+  end
+  return where ~= "absent"
+end
+for _, state in ipairs({"wait", "paused", "active"}) do
+  if inList(Q .. state, state) then
+    return {0, "the job is in a state again"}
+  end
+end
+for _, state in ipairs({"prioritized", "delayed", "group-delayed", "waiting-children", "completed", "failed"}) do
+  if redis.call("ZSCORE", Q .. state, id) then
+    return {0, "the job is in a state again"}
+  end
+end
+local gid = fields[5]
+if gid then
+  local group = Q .. "group:" .. gid .. ":"
+  if inList(group .. "wait", "group:" .. gid .. ":wait") or redis.call("SISMEMBER", group .. "active", id) == 1 then
+    return {0, "the job is in a state again"}
+  end
+end
+if #deep > 0 then
+  return {0, "deep:" .. table.concat(deep, ",")}
+end
+if redis.call("EXISTS", Q .. id .. ":lock") == 1 then
+  return {0, "the job holds a lock"}
+end
+local finishedOn = tonumber(fields[2] or "")
+if not finishedOn then
+  return {0, "report-only: an unfinished job; placing it would run it (operator decision)"}
+end
+if fields[3] then
+  redis.call("ZADD", Q .. "completed", finishedOn, id)
+  return {1, "completed"}
+end
+if fields[4] then
+  redis.call("ZADD", Q .. "failed", finishedOn, id)
+  return {1, "failed"}
+end
+return {0, "report-only: finished with neither returnvalue nor failedReason"}
+`,
+      INCLUDES,
+    ),
+  },
+  repairPriorityCounter: {
+    name: 'repairPriorityCounter',
+    numberOfKeys: 2,
+    keys: ['prioritized', 'pc'],
+    lua: inlineIncludes(
+      `--[[
+  Integrity repair of priority-counter (docs/integrity.md, "Repairs"): raises Q pc to a
+  prioritized job's counter (its score mod 2^32, docs/redis-keys.md), so later jobs of the same
+  priority queue behind it. No job is touched.
+
+  KEYS[1] prioritized  KEYS[2] pc
+
+  ARGV[1] job id
+
+  Returns {1, "pc <old> -> <new>"} or {0, why nothing was written}.
+]]
+local score = redis.call("ZSCORE", KEYS[1], ARGV[1])
+if not score then
+  return {0, "the job is no longer prioritized"}
+end
+local counter = math.fmod(tonumber(score), 4294967296)
+local pc = tonumber(redis.call("GET", KEYS[2]) or "0") or 0
+if counter <= pc then
+  return {0, "pc already covers the job"}
+end
+redis.call("SET", KEYS[2], string.format("%d", counter))
+return {1, "pc " .. string.format("%d", pc) .. " -> " .. string.format("%d", counter)}
+`,
+      INCLUDES,
+    ),
+  },
+  repairTrimEvents: {
+    name: 'repairTrimEvents',
+    numberOfKeys: 2,
+    keys: ['meta', 'events'],
+    lua: inlineIncludes(
+      `--[[
+  Integrity repair of events-over-cap (docs/integrity.md, "Repairs"): trims the events stream to
+  the queue's cap (opts.maxLenEvents of Q meta), with MAXLEN ~ first and exactly when trimming
+  whole stream nodes left it over the tolerance (engine/admin/integrity/events-cap.ts).
+
+  KEYS[1] meta  KEYS[2] events
+
+  ARGV[1] the cap when meta has none  ARGV[2] least tolerance  ARGV[3] tolerance ratio of the cap
+
+  Returns {1, "<before> -> <after> entries (cap <cap>)"} or {0, why nothing was written}.
+]]
+local cap = tonumber(redis.call("HGET", KEYS[1], "opts.maxLenEvents") or "") or tonumber(ARGV[1])
+local slack = math.max(tonumber(ARGV[2]), math.ceil(cap * tonumber(ARGV[3])))
+local before = redis.call("XLEN", KEYS[2])
+if before <= cap + slack then
+  return {0, "the stream is within its cap"}
+end
+redis.call("XTRIM", KEYS[2], "MAXLEN", "~", cap)
+if redis.call("XLEN", KEYS[2]) > cap + slack then
+  redis.call("XTRIM", KEYS[2], "MAXLEN", cap)
+end
+return {1, before .. " -> " .. redis.call("XLEN", KEYS[2]) .. " entries (cap " .. cap .. ")"}
 `,
       INCLUDES,
     ),

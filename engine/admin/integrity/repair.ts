@@ -58,21 +58,21 @@ function validateReport(report: IntegrityReport): void {
 
 async function repairOne(
   client: Redis,
-  base: string,
+  keys: QueueKeys,
   code: RepairableInvariant,
   id: string,
 ): Promise<ScriptAnswer> {
   switch (code) {
     case 'member-without-hash':
-      return removeDanglingId(client, base, id);
+      return removeDanglingId(client, keys, id);
     case 'active-unlocked':
-      return markStalled(client, base, id);
+      return markStalled(client, keys, id);
     case 'priority-counter':
-      return raisePriorityCounter(client, base, id);
+      return raisePriorityCounter(client, keys, id);
     case 'events-over-cap':
-      return trimEvents(client, base);
+      return trimEvents(client, keys);
     case 'hash-without-state':
-      return placeFinished(client, base, id);
+      return placeFinished(client, keys, id);
   }
 }
 
@@ -85,7 +85,7 @@ export async function repairIntegrityFindings(
   queue: IntegrityQueue,
   report: IntegrityReport,
 ): Promise<RepairResult[]> {
-  const { base } = new QueueKeys(queue.prefix, queue.name);
+  const keys = new QueueKeys(queue.prefix, queue.name);
   validateReport(report);
   const results: RepairResult[] = [];
   const codes = [...new Set<string>([...INVARIANTS, ...Object.keys(report.samples)])];
@@ -97,7 +97,7 @@ export async function repairIntegrityFindings(
         continue;
       }
       try {
-        const answer = await repairOne(client, base, code, sample);
+        const answer = await repairOne(client, keys, code, sample);
         results.push(
           answer.applied
             ? { code, jobId, action: `${SAFE_REPAIRS[code]}: ${answer.detail}`, applied: true }
