@@ -5,13 +5,13 @@
  * `--repair-safe` and findings, it then applies the safe repairs (docs/integrity.md, "Repairs"),
  * prints one line per repair, writes one entry to the console's audit log, checks again and prints
  * what remains. Exit code 0 when the queue is clean (after the repairs, if asked), 1 when an
- * invariant is (still) broken, 2 on a usage or connection error. The Redis URL defaults to
- * REDIS_URL, then redis://127.0.0.1:6379; a single server only (the key scan does not walk a
- * Cluster's masters).
+ * invariant is (still) broken, 2 on a usage, settings or connection error. Without
+ * `--redis-url` it connects as the console and the worker runner do (scripts/fsck-connection.ts):
+ * a server, a Sentinel group's master or a Redis Cluster (a hash-tagged queue, checked on the
+ * master that holds its slot).
  */
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
 import {
   appendAudit,
   checkQueueIntegrityToEnd,
@@ -20,6 +20,8 @@ import {
   type IntegrityReport,
   type RepairResult,
 } from 'oxmq/admin';
+import type { RedisClient } from '../config/redis-connection';
+import { fsckClient, fsckTarget } from './fsck-connection';
 
 const USAGE =
   'usage: npm run fsck -- --queue <name> [--prefix bull] [--redis-url redis://...] [--budget n] [--repair-safe]';
@@ -51,7 +53,7 @@ function operator(): string {
 
 /** Runs the safe repairs, then the check again; resolves with the report after the repairs. */
 async function repair(
-  client: Redis,
+  client: RedisClient,
   queue: { prefix: string; name: string },
   budget: number | undefined,
 ): Promise<IntegrityReport> {
@@ -98,12 +100,13 @@ async function main(): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  const url = values['redis-url'] ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const client = new Redis(url, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 1,
-    retryStrategy: () => null,
-  });
+  let client: RedisClient;
+  try {
+    client = fsckClient(fsckTarget(values['redis-url']));
+  } catch (error) {
+    console.error(`fsck: ${(error as Error).message}`);
+    return 2;
+  }
   // The connection's own error says why (ECONNREFUSED, NOAUTH ...); the command's only that it closed.
   let connectionError: Error | undefined;
   client.on('error', (error: Error) => (connectionError ??= error));

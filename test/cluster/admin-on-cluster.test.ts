@@ -4,6 +4,7 @@
  * hash-tagged queues spread over several masters are discovered, their overviews read (workers
  * included: CLIENT LIST on each queue's master), a job of each found and read, and the
  * cross-queue reads (existing queues, find-everywhere, live events, Prometheus) answer for all.
+ * The integrity checker and its safe repairs run on the master of each tagged queue.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -14,6 +15,8 @@ import {
   checkQueueIntegrity,
   checkQueueIntegrityToEnd,
   createAdmin,
+  repairIntegrityFindings,
+  repairQueueIntegrityToEnd,
   type QueueRef,
 } from 'oxmq/admin';
 import { ValidationError } from 'oxmq';
@@ -182,6 +185,46 @@ describe('console reads on a Redis Cluster', () => {
     }
     // Keys that would spread over slots have no one master to check.
     await expect(checkQueueIntegrity(client, { prefix, name: 'untagged' })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+  });
+
+  it('repairs the dangling ids of queues on several masters, each on its own master', async () => {
+    const corrupt = queues.slice(3);
+    const dangling: string[] = [];
+    const waiting: string[][] = [];
+    for (const queue of corrupt) {
+      waiting.push(await client.lrange(queue.keys.wait, 0, -1));
+      const job = await queue.add('dangling', {});
+      await client.del(`${queue.keys.base}${job.id!}`);
+      dangling.push(job.id!);
+    }
+    const refs = corrupt.map((queue) => ({ prefix, name: queue.name }));
+    for (const ref of refs) {
+      expect((await checkQueueIntegrityToEnd(client, ref)).counts['member-without-hash']).toBe(1);
+    }
+    // The console's path, the engine's one-report path and the CLI's whole walk.
+    const admin = createAdmin(client, { prefixes: [prefix] });
+    const step = await admin.integrity.repairStep(prefix, refs[0]!.name, { budget: 100 });
+    expect(step.repairs).toEqual([
+      expect.objectContaining({ code: 'member-without-hash', jobId: dangling[0], applied: true }),
+    ]);
+    const report = await checkQueueIntegrityToEnd(client, refs[1]!);
+    expect(await repairIntegrityFindings(client, refs[1]!, report)).toEqual([
+      expect.objectContaining({ code: 'member-without-hash', jobId: dangling[1], applied: true }),
+    ]);
+    expect(await repairQueueIntegrityToEnd(client, refs[2]!, { budget: 3 })).toEqual([
+      expect.objectContaining({ code: 'member-without-hash', jobId: dangling[2], applied: true }),
+    ]);
+    for (const [index, queue] of corrupt.entries()) {
+      expect((await checkQueueIntegrityToEnd(client, refs[index]!)).clean, queue.name).toBe(true);
+      // The queue's own jobs are still waiting; only the dangling id left.
+      expect(await client.lrange(queue.keys.wait, 0, -1), queue.name).toEqual(waiting[index]);
+    }
+    await expect(
+      repairIntegrityFindings(client, { prefix, name: 'untagged' }, report),
+    ).rejects.toBeInstanceOf(ValidationError);
+    await expect(admin.integrity.repairStep(prefix, 'untagged')).rejects.toBeInstanceOf(
       ValidationError,
     );
   });

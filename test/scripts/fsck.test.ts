@@ -3,12 +3,16 @@
  * "clean" for a healthy queue, exit 1 with the broken invariant's count and sample id otherwise,
  * exit 2 for a missing --queue or an unreachable Redis; and REDIS_URL as the default target.
  * With --repair-safe: one line per repair, an audit entry, and the exit code of the check after.
+ * Without --redis-url it connects as the console does: a Redis Cluster from REDIS_CLUSTER_NODES
+ * (a hash-tagged queue, checked and repaired on its master), and bad settings exit 2.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Queue } from 'oxmq';
+import { openRedis } from '../../config/redis-connection';
+import { startRedisCluster } from '../helpers/redis-cluster';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, redisUrl, uniqueQueueName } from '../helpers/redis';
 import { queueKey } from '../helpers/redis-state';
@@ -106,4 +110,43 @@ describe('npm run fsck', () => {
     expect(unreachable.output).toContain('fsck: connect ECONNREFUSED 127.0.0.1:1');
     expect(unreachable.code).toBe(2);
   });
+
+  it('exits 2 naming a bad connection setting', async () => {
+    const run = await runFsck(['--queue', 'q'], { REDIS_SENTINELS: '127.0.0.1:1' });
+    expect(run.output).toContain('REDIS_SENTINEL_NAME (not set): is required with REDIS_SENTINELS');
+    expect(run.code).toBe(2);
+  });
+
+  it('checks and repairs a hash-tagged queue on a Redis Cluster from REDIS_CLUSTER_NODES', async () => {
+    const cluster = await startRedisCluster({ replicasPerMaster: 0 });
+    const client = openRedis({ kind: 'cluster', nodes: cluster.nodes, tls: false });
+    const queue = new Queue('fsck', { connection: client, prefix: 'fsk', clusterHashTags: true });
+    try {
+      const nodes = cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(',');
+      const a = await queue.add('a', {});
+      const b = await queue.add('b', {});
+      await client.del(`${queue.keys.base}${a.id!}`);
+      const env = { REDIS_CLUSTER_NODES: nodes };
+
+      const broken = await runFsck(['--queue', '{fsck}', '--prefix', 'fsk'], env);
+      expect(broken.output).toMatch(new RegExp(`member-without-hash +1 +e\\.g\\. ${a.id}\\n`));
+      expect(broken.code).toBe(1);
+      const repaired = await runFsck(
+        ['--queue', '{fsck}', '--prefix', 'fsk', '--repair-safe'],
+        env,
+      );
+      expect(repaired.output).toContain('repairs: 1 applied, 0 not');
+      expect(repaired.output).toMatch(/after repairs:\nqueue fsk:\{fsck\}: clean\n/);
+      expect(repaired.code).toBe(0);
+      expect(await client.lrange(queue.keys.wait, 0, -1)).toEqual([b.id]);
+      // An untagged queue's keys would spread over slots: refused, not half checked.
+      const untagged = await runFsck(['--queue', 'plain', '--prefix', 'fsk'], env);
+      expect(untagged.output).toContain('hash tag');
+      expect(untagged.code).toBe(2);
+    } finally {
+      await queue.close();
+      client.disconnect();
+      await cluster.stop();
+    }
+  }, 60_000);
 });

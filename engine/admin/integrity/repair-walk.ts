@@ -5,7 +5,7 @@
  * longer show, so the next ones are sampled), and a dangling id removed from a list moves the
  * offsets the cursor counts in. A step that repaired nothing moves on with the checker's cursor.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../connection';
 import { ValidationError } from '../../errors';
 import {
   checkQueueIntegrity,
@@ -42,7 +42,7 @@ export function validateWalkOptions(options: IntegrityOptions): void {
 }
 
 export async function repairQueueIntegrityStep(
-  client: Redis,
+  client: RedisClient,
   queue: IntegrityQueue,
   options: IntegrityOptions = {},
 ): Promise<RepairStep> {
@@ -58,7 +58,7 @@ export async function repairQueueIntegrityStep(
  * report-only finding met again on a repeated stretch is listed once.
  */
 export async function repairQueueIntegrityToEnd(
-  client: Redis,
+  client: RedisClient,
   queue: IntegrityQueue,
   options: Omit<IntegrityOptions, 'cursor'> & { onRepair?: (repair: RepairResult) => void } = {},
 ): Promise<RepairResult[]> {

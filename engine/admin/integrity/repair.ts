@@ -7,9 +7,11 @@
  */
 import { ReplyError, type Redis } from 'ioredis';
 import { ValidationError } from '../../errors';
+import type { RedisClient } from '../../connection';
 import { QueueKeys } from '../../keys';
 import type { IntegrityQueue } from './check-queue-integrity';
 import { INVARIANTS, type IntegrityReport, type Invariant } from './invariants';
+import { integrityServer } from './queue-node';
 import {
   markStalled,
   placeFinished,
@@ -78,15 +80,18 @@ async function repairOne(
 
 /**
  * Applies the safe repairs to the findings a report samples (up to MAX_SAMPLES per invariant),
- * one after another; the report-only ones come back not applied, with the reason.
+ * one after another; the report-only ones come back not applied, with the reason. On a Redis
+ * Cluster they run on the master that holds the hash-tagged queue's slot (queue-node.ts); a
+ * queue whose keys would spread over slots is refused with a ValidationError.
  */
 export async function repairIntegrityFindings(
-  client: Redis,
+  client: RedisClient,
   queue: IntegrityQueue,
   report: IntegrityReport,
 ): Promise<RepairResult[]> {
   const keys = new QueueKeys(queue.prefix, queue.name);
   validateReport(report);
+  const server = await integrityServer(client, queue);
   const results: RepairResult[] = [];
   const codes = [...new Set<string>([...INVARIANTS, ...Object.keys(report.samples)])];
   for (const code of codes as Invariant[]) {
@@ -97,7 +102,7 @@ export async function repairIntegrityFindings(
         continue;
       }
       try {
-        const answer = await repairOne(client, keys, code, sample);
+        const answer = await repairOne(server, keys, code, sample);
         results.push(
           answer.applied
             ? { code, jobId, action: `${SAFE_REPAIRS[code]}: ${answer.detail}`, applied: true }

@@ -311,7 +311,7 @@ describe('repairQueueIntegrityToEnd', () => {
 });
 
 describe('createAdmin().integrity', () => {
-  it('checks and repairs a step on one server, and refuses a Cluster or a bad cursor', async () => {
+  it('checks and repairs a step on one server, and refuses a bad cursor or an untagged queue on a Cluster', async () => {
     const { redis, queue, key, name } = setUp('repair-admin');
     const a = await queue.add('a', {});
     await redis.del(key(a.id!));
@@ -324,12 +324,18 @@ describe('createAdmin().integrity', () => {
       code: 'VALIDATION',
     });
 
+    // Its keys would spread over slots: no one master holds them (test/cluster/ repairs a
+    // hash-tagged queue on a real Cluster). Refused before any connection is made.
     const cluster = new Cluster([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true });
     try {
       const onCluster = createAdmin(cluster, { prefixes: ['bull'] });
       await expect(onCluster.integrity.repairStep('bull', name)).rejects.toMatchObject({
-        code: 'QUEUE_STATE',
+        code: 'VALIDATION',
       });
+      const report = await checkQueueIntegrityToEnd(redis, { prefix: 'bull', name });
+      await expect(
+        repairIntegrityFindings(cluster, { prefix: 'bull', name }, report),
+      ).rejects.toMatchObject({ code: 'VALIDATION' });
     } finally {
       cluster.disconnect();
     }
