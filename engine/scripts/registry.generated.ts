@@ -4046,7 +4046,8 @@ return out
 
   KEYS[1] route (a key in the slot of every key read: Redis Cluster sends the call there; the script does not read it)
 
-  ARGV[1..] the commands one after another, each as: its argument count n, its name, its n arguments
+  ARGV[1] the first command's argument count n, ARGV[2] its name, ARGV[3..2+n] its arguments,
+  then the next command the same way, to the end of ARGV
 
   Returns one reply per command, in order; a command that fails alone (a key holding another
   type) gives its error reply in its place, as in a MULTI.
