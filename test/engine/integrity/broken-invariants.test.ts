@@ -4,33 +4,14 @@
  * leaves alone (docs/integrity.md).
  */
 import { describe, expect, it } from 'vitest';
-import { FlowProducer, Queue } from 'oxmq';
-import { checkQueueIntegrityToEnd, INVARIANTS, type Invariant } from 'oxmq/admin';
+import { FlowProducer } from 'oxmq';
 import { useCleanup } from '../../helpers/cleanup';
-import { rawClient, redisOptions, uniqueQueueName } from '../../helpers/redis';
-import { queueKey } from '../../helpers/redis-state';
+import { redisOptions } from '../../helpers/redis';
+import { brokenQueue } from './broken-queue';
 
 const track = useCleanup();
 
-function setUp(label: string) {
-  const name = uniqueQueueName(label);
-  const redis = track(rawClient());
-  const queue = track(new Queue(name, { connection: redisOptions() }));
-  const key = (suffix: string) => queueKey(name, suffix);
-  /** The non-zero counts and the samples of a full check. */
-  const findings = async () => {
-    const report = await checkQueueIntegrityToEnd(redis, { prefix: 'bull', name });
-    const counts: Partial<Record<Invariant, number>> = {};
-    const samples: Partial<Record<Invariant, string[]>> = {};
-    for (const invariant of INVARIANTS) {
-      if (report.counts[invariant] === 0) continue;
-      counts[invariant] = report.counts[invariant];
-      samples[invariant] = report.samples[invariant];
-    }
-    return { clean: report.clean, counts, samples };
-  };
-  return { name, redis, queue, key, findings };
-}
+const setUp = (label: string) => brokenQueue(track, label);
 
 describe('checkQueueIntegrity finds each broken invariant', () => {
   it('multiple-states: an id in wait that is also completed', async () => {

@@ -6,36 +6,17 @@
  * definition leaves alone are checked too.
  */
 import { describe, expect, it } from 'vitest';
-import { Queue, Worker } from 'oxmq';
-import {
-  checkQueueIntegrity,
-  checkQueueIntegrityToEnd,
-  INVARIANTS,
-  type Invariant,
-} from 'oxmq/admin';
+import { Worker } from 'oxmq';
+import { checkQueueIntegrity, INVARIANTS, type Invariant } from 'oxmq/admin';
 import { useCleanup } from '../../helpers/cleanup';
-import { rawClient, redisOptions, uniqueQueueName } from '../../helpers/redis';
-import { queueKey } from '../../helpers/redis-state';
+import { redisOptions } from '../../helpers/redis';
+import { brokenQueue } from './broken-queue';
 
 const track = useCleanup();
 
 function setUp(label: string) {
-  const name = uniqueQueueName(label);
-  const redis = track(rawClient());
-  const queue = track(new Queue(name, { connection: redisOptions() }));
-  const key = (suffix: string) => queueKey(name, suffix);
-  /** The non-zero counts and the samples of a full check. */
-  const findings = async () => {
-    const report = await checkQueueIntegrityToEnd(redis, { prefix: 'bull', name });
-    const counts: Partial<Record<Invariant, number>> = {};
-    const samples: Partial<Record<Invariant, string[]>> = {};
-    for (const invariant of INVARIANTS) {
-      if (report.counts[invariant] === 0) continue;
-      counts[invariant] = report.counts[invariant];
-      samples[invariant] = report.samples[invariant];
-    }
-    return { clean: report.clean, counts, samples };
-  };
+  const fixture = brokenQueue(track, label);
+  const { name } = fixture;
   /** Fetches one job by hand, as a worker does: it is active with a lock of `lockDuration`. */
   const fetch = async () => {
     const worker = track(new Worker(name, null, { connection: redisOptions() }));
@@ -43,7 +24,7 @@ function setUp(label: string) {
     expect(job).toBeDefined();
     return job!;
   };
-  return { name, redis, queue, key, findings, fetch };
+  return { ...fixture, fetch };
 }
 
 describe('checkQueueIntegrity finds broken structures', () => {

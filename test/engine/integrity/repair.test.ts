@@ -5,7 +5,7 @@
  */
 import { Cluster } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { FlowProducer, Queue, Worker } from 'oxmq';
+import { FlowProducer, Worker } from 'oxmq';
 import {
   checkQueueIntegrityToEnd,
   createAdmin,
@@ -15,17 +15,13 @@ import {
 } from 'oxmq/admin';
 import { useCleanup } from '../../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../../helpers/redis';
-import { queueKey } from '../../helpers/redis-state';
+import { brokenQueue } from './broken-queue';
 
 const track = useCleanup();
 
 function setUp(label: string) {
-  const name = uniqueQueueName(label);
-  const redis = track(rawClient());
-  const queue = track(new Queue(name, { connection: redisOptions() }));
-  const key = (suffix: string) => queueKey(name, suffix);
-  const ref = { prefix: 'bull', name };
-  const check = () => checkQueueIntegrityToEnd(redis, ref);
+  const fixture = brokenQueue(track, label);
+  const { name, redis, ref, check } = fixture;
   const repair = async () => repairIntegrityFindings(redis, ref, await check());
   /** Runs a worker until `count` jobs completed; returns their names in completion order. */
   const process = async (count: number) => {
@@ -42,7 +38,7 @@ function setUp(label: string) {
     await waitFor(() => done.length >= count, 10_000);
     return done;
   };
-  return { name, redis, queue, key, ref, check, repair, process };
+  return { ...fixture, repair, process };
 }
 
 describe('repairIntegrityFindings', () => {
