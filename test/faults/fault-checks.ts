@@ -115,8 +115,38 @@ export function runsPerJob(workers: readonly FaultWorker[]): Map<string, number>
 }
 
 /**
- * Nothing acknowledged lost, duplicates only for stalled jobs, no job completed twice. `acked`
- * are the ids whose add resolved; `workers` every worker process the scenario started.
+ * How many times each attempt of a job started, over every worker process: keyed
+ * `<job id>@<attemptsMade>`. A job retried after a failing attempt starts again at a higher
+ * attemptsMade, on purpose; a job started twice at the same attemptsMade ran that attempt twice,
+ * which only stalled recovery may cause. Without retries every run starts at attemptsMade 0, so
+ * this counts the runs per job.
+ */
+export function runsPerAttempt(workers: readonly FaultWorker[]): Map<string, number> {
+  const runs = new Map<string, number>();
+  for (const worker of workers) {
+    for (const report of worker.reports('started')) {
+      const attempt = `${String(report.jobId)}@${Number(report.attemptsMade)}`;
+      runs.set(attempt, (runs.get(attempt) ?? 0) + 1);
+    }
+  }
+  return runs;
+}
+
+/** How many `completed` events the queue's events stream holds per job. */
+export async function completionEvents(redis: Redis, queueName: string) {
+  const completions = new Map<string, number>();
+  for (const { fields } of await streamEntries(redis, queueName)) {
+    if (fields.event === 'completed' && fields.jobId) {
+      completions.set(fields.jobId, (completions.get(fields.jobId) ?? 0) + 1);
+    }
+  }
+  return completions;
+}
+
+/**
+ * Nothing acknowledged lost, an attempt run twice only for a job reported stalled, no job
+ * completed twice. `acked` are the ids whose add resolved; `workers` every worker process the
+ * scenario started.
  */
 export async function assertDelivery(
   queue: Queue,
@@ -129,24 +159,22 @@ export async function assertDelivery(
   expect(lost, 'acknowledged jobs not completed').toEqual([]);
 
   const stalled = await stalledJobIds(redis, queue.name, workers);
-  const duplicated = [...runsPerJob(workers)].filter(([, runs]) => runs > 1).map(([id]) => id);
+  const duplicated = new Set(
+    [...runsPerAttempt(workers)]
+      .filter(([, runs]) => runs > 1)
+      .map(([attempt]) => attempt.slice(0, attempt.lastIndexOf('@'))),
+  );
   expect(
-    duplicated.filter((id) => !stalled.has(id)),
-    'jobs that ran more than once without a stalled report',
+    [...duplicated].filter((id) => !stalled.has(id)),
+    'jobs that ran an attempt more than once without a stalled report',
   ).toEqual([]);
 
-  const completions = new Map<string, number>();
-  for (const { fields } of await streamEntries(redis, queue.name)) {
-    if (fields.event === 'completed' && fields.jobId) {
-      completions.set(fields.jobId, (completions.get(fields.jobId) ?? 0) + 1);
-    }
-  }
-  const twice = [...completions].filter(([, count]) => count > 1);
+  const twice = [...(await completionEvents(redis, queue.name))].filter(([, n]) => n > 1);
   expect(twice, 'jobs completed more than once').toEqual([]);
   return {
     jobs: acked.length,
     lost: lost.length,
-    duplicated: duplicated.length,
+    duplicated: duplicated.size,
     stalled: stalled.size,
   };
 }

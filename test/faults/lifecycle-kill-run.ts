@@ -13,13 +13,13 @@ import { startFaultWorker, type FaultWorker, type KillAt } from '../helpers/faul
 import { rawClient, redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';
 import {
   assertConsistent,
+  assertDelivery,
   FAST_RECOVERY,
   printResult,
   RECONNECT_BACKOFF_MS,
   resumedAfter,
   stopWorkers,
 } from './fault-checks';
-import { assertAttemptDelivery } from './lifecycle-kill-checks';
 
 /** Victims per scenario; they alternate `replied` and `sent` (see KillAt). */
 export const KILLS = 4;
@@ -138,7 +138,7 @@ export async function runLifecyclePoint(
     await waitFor(async () => (await queue.getCompletedCount()) === acked.length, 30_000, 100);
     await stopWorkers(live);
 
-    const result = await assertAttemptDelivery(queue, redis, acked, everyWorker);
+    const result = await assertDelivery(queue, redis, acked, everyWorker);
     await assertConsistent(queue, acked);
 
     // Survivors: every worker alive at a kill and after it starts a job again within one

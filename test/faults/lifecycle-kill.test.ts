@@ -15,9 +15,8 @@ import { FlowProducer, type Queue } from 'oxmq';
 import { expect, test } from 'vitest';
 import { useCleanup } from '../helpers/cleanup';
 import { redisOptions } from '../helpers/redis';
-import { runsPerJob } from './fault-checks';
+import { completionEvents, runsPerJob } from './fault-checks';
 import { streamEntries } from '../helpers/redis-state';
-import { completionEvents } from './lifecycle-kill-checks';
 import { runLifecyclePoint, type Kill, type LifecycleRun } from './lifecycle-kill-run';
 
 const track = useCleanup();

@@ -24,6 +24,7 @@ import { sleep, uniqueQueueName, waitFor } from '../helpers/redis';
 import type { Redis } from 'ioredis';
 import {
   assertConsistent,
+  completionEvents,
   FAST_RECOVERY,
   printResult,
   RECONNECT_BACKOFF_MS,
@@ -34,7 +35,6 @@ import {
   type DeliveryResult,
 } from './fault-checks';
 import { adminClient } from './fault-run';
-import { completionEvents } from './lifecycle-kill-checks';
 import { startEverysecServer, type FsyncRecord } from './redis-restart-fsync';
 
 /**
