@@ -4,6 +4,7 @@
  * the RunResult. Redis counters are read around the measured window only.
  */
 import { Redis } from 'ioredis';
+import { runFlowAdd, runFlowProcess } from './child-flows';
 import { benchLib, type BenchJobOpts, type BenchLib } from './libs';
 import { completion, counters, NONE, prefill, queueState } from './run-helpers';
 import { startBenchTracing } from './tracing';
@@ -35,6 +36,8 @@ async function runScenario(
   redis: Redis,
 ): Promise<Omit<RunResult, 'lib'>> {
   const { params, queue: name, kind } = config;
+  if (kind === 'flowAdd') return runFlowAdd(config, lib, redis);
+  if (kind === 'flowProcess') return runFlowProcess(config, lib, redis);
   const opts: BenchJobOpts = params.removeOnComplete ? { removeOnComplete: true } : {};
   const queue = lib.queue(name);
   await queue.waitUntilReady();
@@ -46,11 +49,24 @@ async function runScenario(
   let after: RedisCounters;
   let elapsedMs: number;
 
-  if (kind === 'add' || kind === 'addBulk') {
+  if (kind === 'add' || kind === 'addBulk' || kind === 'addConcurrent') {
     before = await counters(redis);
     const t0 = performance.now();
     if (kind === 'add') {
       for (let i = 0; i < params.jobs; i++) added.push(await queue.add('bench', { i }, opts));
+    } else if (kind === 'addConcurrent') {
+      // As a service's request handlers do: one Queue for the process, each handler awaiting
+      // its own add while the others' are in flight.
+      const ids: string[] = new Array<string>(params.jobs);
+      let next = 0;
+      const producer = async () => {
+        while (next < params.jobs) {
+          const i = next++;
+          ids[i] = await queue.add('bench', { i }, opts);
+        }
+      };
+      await Promise.all(Array.from({ length: params.producers }, producer));
+      added = ids;
     } else {
       for (let start = 0; start < params.jobs; start += params.bulkSize) {
         const chunk = [];
