@@ -8,12 +8,13 @@ import type { ChildConfig, RunResult } from './child';
 import {
   benchFlow,
   flattenFlow,
+  flowNodeCount,
   flowOrderProblems,
   flowParentCount,
   type FlatFlow,
 } from './flow-tree';
 import type { BenchLib } from './libs';
-import { completion, counters, NONE, PREFIX, queueState } from './run-helpers';
+import { completion, counters, NONE, PREFIX, processCpuSince, queueState } from './run-helpers';
 import { checkDelivery, counterDelta, type RedisCounters } from './stats';
 
 type Measured = Omit<RunResult, 'lib'>;
@@ -28,11 +29,13 @@ export async function runFlowAdd(config: ChildConfig, lib: BenchLib, redis: Redi
   await producer.waitUntilReady();
   const flows: FlatFlow[] = [];
   const before = await counters(redis);
+  const cpu = processCpuSince();
   const t0 = performance.now();
   for (let f = 0; f < params.flows; f++) {
     flows.push(flattenFlow(await producer.add(benchFlow(name, f, params.flowShape))));
   }
   const elapsedMs = performance.now() - t0;
+  const clientCpu = cpu(params.flows * flowNodeCount(params.flowShape));
   const after = await counters(redis);
   await producer.close();
 
@@ -49,7 +52,7 @@ export async function runFlowAdd(config: ChildConfig, lib: BenchLib, redis: Redi
     expectedCounts: { ...NONE, wait: added.length - parents, waitingChildren: parents },
     leftoverLocks: state.leftoverLocks,
   });
-  return result(params.flows, added.length, elapsedMs, before, after, problems);
+  return result(params.flows, added.length, elapsedMs, before, after, problems, clientCpu);
 }
 
 /**
@@ -94,9 +97,11 @@ export async function runFlowProcess(config: ChildConfig, lib: BenchLib, redis: 
   });
   await worker.waitUntilReady();
   const before = await counters(redis);
+  const cpu = processCpuSince();
   const t0 = performance.now();
   worker.run();
   const elapsedMs = (await tracker.done) - t0;
+  const clientCpu = cpu(added.length);
   const after = await counters(redis);
   await worker.close();
 
@@ -121,7 +126,7 @@ export async function runFlowProcess(config: ChildConfig, lib: BenchLib, redis: 
   const rootScores = await redis.zmscore(`${PREFIX}:${name}:completed`, ...roots);
   const rootsMissing = rootScores.filter((score) => score === null).length;
   if (rootsMissing) problems.push(`${rootsMissing} root(s) not in completed`);
-  return result(params.flows, added.length, elapsedMs, before, after, problems);
+  return result(params.flows, added.length, elapsedMs, before, after, problems, clientCpu);
 }
 
 function result(
@@ -131,6 +136,7 @@ function result(
   before: RedisCounters,
   after: RedisCounters,
   problems: string[],
+  clientCpuUsPerNode: number | null,
 ): Measured {
   return {
     jobs: nodes,
@@ -141,6 +147,7 @@ function result(
     extra: {
       flows_per_s: Math.round((flows / elapsedMs) * 1_000 * 10) / 10,
       nodes_per_flow: flows > 0 ? nodes / flows : null,
+      client_cpu_us_per_job: clientCpuUsPerNode,
     },
   };
 }

@@ -6,7 +6,7 @@
 import { Redis } from 'ioredis';
 import { runFlowAdd, runFlowProcess } from './child-flows';
 import { benchLib, type BenchJobOpts, type BenchLib } from './libs';
-import { completion, counters, NONE, prefill, queueState } from './run-helpers';
+import { completion, counters, NONE, prefill, processCpuSince, queueState } from './run-helpers';
 import { startBenchTracing } from './tracing';
 import type { ScenarioKind, ScenarioParams } from './scenarios';
 import { checkDelivery, counterDelta, percentile, type Lib, type RedisCounters } from './stats';
@@ -51,6 +51,7 @@ async function runScenario(
 
   if (kind === 'add' || kind === 'addBulk' || kind === 'addConcurrent') {
     before = await counters(redis);
+    const cpu = processCpuSince();
     const t0 = performance.now();
     if (kind === 'add') {
       for (let i = 0; i < params.jobs; i++) added.push(await queue.add('bench', { i }, opts));
@@ -77,6 +78,7 @@ async function runScenario(
       }
     }
     elapsedMs = performance.now() - t0;
+    extra.client_cpu_us_per_job = cpu(params.jobs);
     after = await counters(redis);
     jobs = params.jobs;
   } else if (kind === 'worker' || kind === 'batch' || kind === 'io') {
@@ -141,10 +143,12 @@ async function runScenario(
       }, params.jobDelayMs * 1.5);
     }
     before = await counters(redis);
+    const cpu = processCpuSince();
     const t0 = performance.now();
     worker.run();
     const t1 = await tracker.done;
     elapsedMs = t1 - t0;
+    extra.client_cpu_us_per_job = cpu(params.jobs);
     after = await counters(redis);
     clearTimeout(heapTimer);
     jobs = params.jobs;

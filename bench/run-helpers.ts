@@ -21,6 +21,18 @@ export async function counters(redis: Redis): Promise<RedisCounters> {
   return redisCounters(text);
 }
 
+/**
+ * CPU time (user + system) this process spends from the call on, as a function giving µs per
+ * job of the window: what the library costs the producing or working process itself.
+ */
+export function processCpuSince(): (jobs: number) => number | null {
+  const start = process.cpuUsage();
+  return (jobs) => {
+    const spent = process.cpuUsage(start);
+    return jobs > 0 ? Math.round(((spent.user + spent.system) / jobs) * 10) / 10 : null;
+  };
+}
+
 /** Resolves when `target()` holds, checked on every `poke()`; rejects if nothing moves. */
 export function completion(target: () => boolean): { poke: () => void; done: Promise<number> } {
   let resolveDone!: (at: number) => void;

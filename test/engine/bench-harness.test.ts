@@ -254,7 +254,7 @@ describe('bench harness: summary', () => {
   it('notes flows per second for the flow scenarios', () => {
     const flowRun = (lib: 'oxmq' | 'bullmq', round: number, flowsPerSec: number) => ({
       ...run(lib, round, flowsPerSec * 100),
-      extra: { flows_per_s: flowsPerSec, nodes_per_flow: 100 },
+      extra: { flows_per_s: flowsPerSec, nodes_per_flow: 100, client_cpu_us_per_job: 12.5 },
     });
     const runs = [1, 2, 3].flatMap((round) => [
       flowRun('oxmq', round, 30),
@@ -262,7 +262,9 @@ describe('bench harness: summary', () => {
     ]);
     const table = formatTable([summarize('flow-add', runs)]);
     expect(table).toContain('| flow-add | 3000 | 2000 | 1.5 |');
-    expect(table).toContain('jobs = flow nodes (100 per flow); flows/s 30 vs 20');
+    expect(table).toContain(
+      'jobs = flow nodes (100 per flow); flows/s 30 vs 20; client CPU µs/job 12.5 vs 12.5',
+    );
   });
 
   it('takes medians over measured rounds only and prints a table row', () => {
