@@ -4,7 +4,7 @@
  * "Jobs" in the result are flow nodes, so the per-job Redis figures are per node.
  */
 import type { Redis } from 'ioredis';
-import type { ChildConfig, RunResult } from './child';
+import type { ChildConfig, RunResult } from './run-types';
 import {
   benchFlow,
   flattenFlow,

@@ -7,28 +7,11 @@ import { Redis } from 'ioredis';
 import { runFlowAdd, runFlowProcess } from './child-flows';
 import { benchLib, type BenchJobOpts, type BenchLib } from './libs';
 import { completion, counters, NONE, prefill, processCpuSince, queueState } from './run-helpers';
+import type { ChildConfig, RunResult } from './run-types';
 import { startBenchTracing } from './tracing';
-import type { ScenarioKind, ScenarioParams } from './scenarios';
-import { checkDelivery, counterDelta, percentile, type Lib, type RedisCounters } from './stats';
+import { checkDelivery, counterDelta, percentile, type RedisCounters } from './stats';
 
-export interface ChildConfig {
-  lib: Lib;
-  kind: ScenarioKind;
-  params: ScenarioParams;
-  port: number;
-  queue: string;
-}
-
-export interface RunResult {
-  lib: Lib;
-  /** Jobs in the numerator of jobsPerSec (0 for idle). */
-  jobs: number;
-  elapsedMs: number;
-  jobsPerSec: number | null;
-  redis: RedisCounters;
-  problems: string[];
-  extra: Record<string, number | null>;
-}
+export type { ChildConfig, RunResult } from './run-types';
 
 async function runScenario(
   config: ChildConfig,
