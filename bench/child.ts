@@ -4,30 +4,14 @@
  * the RunResult. Redis counters are read around the measured window only.
  */
 import { Redis } from 'ioredis';
+import { runFlowAdd, runFlowProcess } from './child-flows';
 import { benchLib, type BenchJobOpts, type BenchLib } from './libs';
-import { completion, counters, NONE, prefill, queueState } from './run-helpers';
+import { completion, counters, NONE, prefill, processCpuSince, queueState } from './run-helpers';
+import type { ChildConfig, RunResult } from './run-types';
 import { startBenchTracing } from './tracing';
-import type { ScenarioKind, ScenarioParams } from './scenarios';
-import { checkDelivery, counterDelta, percentile, type Lib, type RedisCounters } from './stats';
+import { checkDelivery, counterDelta, percentile, type RedisCounters } from './stats';
 
-export interface ChildConfig {
-  lib: Lib;
-  kind: ScenarioKind;
-  params: ScenarioParams;
-  port: number;
-  queue: string;
-}
-
-export interface RunResult {
-  lib: Lib;
-  /** Jobs in the numerator of jobsPerSec (0 for idle). */
-  jobs: number;
-  elapsedMs: number;
-  jobsPerSec: number | null;
-  redis: RedisCounters;
-  problems: string[];
-  extra: Record<string, number | null>;
-}
+export type { ChildConfig, RunResult } from './run-types';
 
 async function runScenario(
   config: ChildConfig,
@@ -35,6 +19,8 @@ async function runScenario(
   redis: Redis,
 ): Promise<Omit<RunResult, 'lib'>> {
   const { params, queue: name, kind } = config;
+  if (kind === 'flowAdd') return runFlowAdd(config, lib, redis);
+  if (kind === 'flowProcess') return runFlowProcess(config, lib, redis);
   const opts: BenchJobOpts = params.removeOnComplete ? { removeOnComplete: true } : {};
   const queue = lib.queue(name);
   await queue.waitUntilReady();
@@ -46,11 +32,25 @@ async function runScenario(
   let after: RedisCounters;
   let elapsedMs: number;
 
-  if (kind === 'add' || kind === 'addBulk') {
+  if (kind === 'add' || kind === 'addBulk' || kind === 'addConcurrent') {
     before = await counters(redis);
+    const cpu = processCpuSince();
     const t0 = performance.now();
     if (kind === 'add') {
       for (let i = 0; i < params.jobs; i++) added.push(await queue.add('bench', { i }, opts));
+    } else if (kind === 'addConcurrent') {
+      // As a service's request handlers do: one Queue for the process, each handler awaiting
+      // its own add while the others' are in flight.
+      const ids: string[] = new Array<string>(params.jobs);
+      let next = 0;
+      const producer = async () => {
+        while (next < params.jobs) {
+          const i = next++;
+          ids[i] = await queue.add('bench', { i }, opts);
+        }
+      };
+      await Promise.all(Array.from({ length: params.producers }, producer));
+      added = ids;
     } else {
       for (let start = 0; start < params.jobs; start += params.bulkSize) {
         const chunk = [];
@@ -61,6 +61,7 @@ async function runScenario(
       }
     }
     elapsedMs = performance.now() - t0;
+    extra.client_cpu_us_per_job = cpu(params.jobs);
     after = await counters(redis);
     jobs = params.jobs;
   } else if (kind === 'worker' || kind === 'batch' || kind === 'io') {
@@ -125,10 +126,12 @@ async function runScenario(
       }, params.jobDelayMs * 1.5);
     }
     before = await counters(redis);
+    const cpu = processCpuSince();
     const t0 = performance.now();
     worker.run();
     const t1 = await tracker.done;
     elapsedMs = t1 - t0;
+    extra.client_cpu_us_per_job = cpu(params.jobs);
     after = await counters(redis);
     clearTimeout(heapTimer);
     jobs = params.jobs;

@@ -2,9 +2,23 @@
  * OxMQ and bullmq 6.7.0 behind one small surface, so every scenario runs the same code, the same
  * payloads and the same options against either library.
  */
-import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
+import {
+  FlowProducer as BullFlowProducer,
+  Queue as BullQueue,
+  Worker as BullWorker,
+  type FlowJob as BullFlowJob,
+} from 'bullmq';
 import type { RedisOptions } from 'ioredis';
-import { BatchWorker, Queue, Worker, type ConnectionOptions, type Telemetry } from 'oxmq';
+import {
+  BatchWorker,
+  FlowProducer,
+  Queue,
+  Worker,
+  type ConnectionOptions,
+  type FlowJob,
+  type Telemetry,
+} from 'oxmq';
+import type { BenchFlow, BenchFlowNode } from './flow-tree';
 import type { Lib } from './stats';
 
 export interface BenchJobOpts {
@@ -28,13 +42,22 @@ export interface BenchWorker {
   /** Starts fetching (workers are created with autorun: false). */
   run(): void;
   waitUntilReady(): Promise<void>;
-  onCompleted(listener: () => void): void;
+  /** The listener gets the completed job's id. */
+  onCompleted(listener: (id: string) => void): void;
   onError(listener: (error: Error) => void): void;
+  close(): Promise<void>;
+}
+
+export interface BenchFlowProducer {
+  /** One FlowProducer.add: the tree in, the created ids out. */
+  add(flow: BenchFlow): Promise<BenchFlowNode>;
+  waitUntilReady(): Promise<void>;
   close(): Promise<void>;
 }
 
 export interface BenchLib {
   queue(name: string): BenchQueue;
+  flowProducer(): BenchFlowProducer;
   worker(
     name: string,
     processor: (job: BenchJob) => Promise<void>,
@@ -67,6 +90,14 @@ export function oxmq(connection: ConnectionOptions): BenchLib {
         close: () => queue.close(),
       };
     },
+    flowProducer() {
+      const producer = new FlowProducer({ connection });
+      return {
+        add: async (flow) => toBenchNode(await producer.add(flow as FlowJob)),
+        waitUntilReady: () => producer.waitUntilReady(),
+        close: () => producer.close(),
+      };
+    },
     worker(name, processor, opts) {
       const toBench = (job: { id: string; timestamp: number; processedOn?: number }) => ({
         id: job.id,
@@ -87,7 +118,7 @@ export function oxmq(connection: ConnectionOptions): BenchLib {
       return {
         run: () => void worker.run().catch((error: unknown) => worker.emit('error', error)),
         waitUntilReady: () => worker.waitUntilReady(),
-        onCompleted: (listener) => void worker.on('completed', listener),
+        onCompleted: (listener) => void worker.on('completed', (job) => listener(job.id)),
         onError: (listener) => void worker.on('error', listener),
         close: () => worker.close(),
       };
@@ -109,6 +140,16 @@ function bullmq(connection: RedisOptions, telemetry?: Telemetry): BenchLib {
         close: () => queue.close(),
       };
     },
+    flowProducer() {
+      const producer = new BullFlowProducer({ connection, telemetry: telemetry as never });
+      return {
+        add: async (flow) => toBenchNode(await producer.add(flow as BullFlowJob)),
+        waitUntilReady: async () => {
+          await producer.waitUntilReady();
+        },
+        close: () => producer.close(),
+      };
+    },
     worker(name, processor, opts) {
       const worker = new BullWorker(
         name,
@@ -126,10 +167,17 @@ function bullmq(connection: RedisOptions, telemetry?: Telemetry): BenchLib {
         waitUntilReady: async () => {
           await worker.waitUntilReady();
         },
-        onCompleted: (listener) => void worker.on('completed', listener),
+        onCompleted: (listener) => void worker.on('completed', (job) => listener(job.id!)),
         onError: (listener) => void worker.on('error', listener),
         close: () => worker.close(),
       };
     },
   };
+}
+
+/** Either library's JobNode (a job with an id, and its children) as the harness's tree of ids. */
+function toBenchNode(node: { job: { id?: string }; children?: unknown[] }): BenchFlowNode {
+  const children = (node.children ?? []) as { job: { id?: string }; children?: unknown[] }[];
+  const id = node.job.id!;
+  return children.length > 0 ? { id, children: children.map(toBenchNode) } : { id };
 }

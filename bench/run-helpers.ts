@@ -7,13 +7,30 @@ import type { Redis } from 'ioredis';
 import type { BenchJobOpts, BenchQueue } from './libs';
 import { redisCounters, type RedisCounters } from './stats';
 
-const PREFIX = 'bull';
+export const PREFIX = 'bull';
 const STALL_TIMEOUT_MS = 120_000;
+/**
+ * Job ids the harness meets: a queue's counter (add, addBulk) or the UUID both libraries give a
+ * flow node without `opts.jobId`.
+ */
+const JOB_ID = '\\d+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
 /** `INFO cpu` + `INFO commandstats` of one server, as counters. */
 export async function counters(redis: Redis): Promise<RedisCounters> {
   const text = (await redis.info('cpu')) + '\n' + (await redis.info('commandstats'));
   return redisCounters(text);
+}
+
+/**
+ * CPU time (user + system) this process spends from the call on, as a function giving µs per
+ * job of the window: what the library costs the producing or working process itself.
+ */
+export function processCpuSince(): (jobs: number) => number | null {
+  const start = process.cpuUsage();
+  return (jobs) => {
+    const spent = process.cpuUsage(start);
+    return jobs > 0 ? Math.round(((spent.user + spent.system) / jobs) * 10) / 10 : null;
+  };
 }
 
 /** Resolves when `target()` holds, checked on every `poke()`; rejects if nothing moves. */
@@ -60,19 +77,21 @@ export async function prefill(
 /** Final state of the queue, for the exact-delivery check. */
 export async function queueState(redis: Redis, queue: string) {
   const base = `${PREFIX}:${queue}`;
-  const [wait, active, completed, failed, delayed, prioritized] = await Promise.all([
-    redis.llen(`${base}:wait`),
-    redis.llen(`${base}:active`),
-    redis.zcard(`${base}:completed`),
-    redis.zcard(`${base}:failed`),
-    redis.zcard(`${base}:delayed`),
-    redis.zcard(`${base}:prioritized`),
-  ]);
+  const [wait, active, completed, failed, delayed, prioritized, waitingChildren] =
+    await Promise.all([
+      redis.llen(`${base}:wait`),
+      redis.llen(`${base}:active`),
+      redis.zcard(`${base}:completed`),
+      redis.zcard(`${base}:failed`),
+      redis.zcard(`${base}:delayed`),
+      redis.zcard(`${base}:prioritized`),
+      redis.zcard(`${base}:waiting-children`),
+    ]);
   const jobHashes: string[] = [];
   let leftoverLocks = 0;
   let cursor = '0';
-  const jobKey = new RegExp(`^${base}:(\\d+)$`);
-  const lockKey = new RegExp(`^${base}:\\d+:lock$`);
+  const jobKey = new RegExp(`^${base}:(${JOB_ID})$`);
+  const lockKey = new RegExp(`^${base}:(?:${JOB_ID}):lock$`);
   do {
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${base}:*`, 'COUNT', 1_000);
     cursor = next;
@@ -83,10 +102,18 @@ export async function queueState(redis: Redis, queue: string) {
     }
   } while (cursor !== '0');
   return {
-    counts: { wait, active, completed, failed, delayed, prioritized },
+    counts: { wait, active, completed, failed, delayed, prioritized, waitingChildren },
     jobHashes,
     leftoverLocks,
   };
 }
 
-export const NONE = { wait: 0, active: 0, completed: 0, failed: 0, delayed: 0, prioritized: 0 };
+export const NONE = {
+  wait: 0,
+  active: 0,
+  completed: 0,
+  failed: 0,
+  delayed: 0,
+  prioritized: 0,
+  waitingChildren: 0,
+};

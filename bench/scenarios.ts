@@ -2,8 +2,19 @@
  * The benchmark scenarios (docs/benchmarks.md, "Scenarios"), as data. main.ts runs every entry with a `kind`;
  * an entry with `skip` is printed as skipped, never measured or faked.
  */
+import { FLOW_SHAPE } from './flow-tree';
 
-export type ScenarioKind = 'add' | 'addBulk' | 'worker' | 'batch' | 'io' | 'idle' | 'latency';
+export type ScenarioKind =
+  | 'add'
+  | 'addBulk'
+  | 'addConcurrent'
+  | 'worker'
+  | 'batch'
+  | 'io'
+  | 'idle'
+  | 'latency'
+  | 'flowAdd'
+  | 'flowProcess';
 
 export interface ScenarioParams {
   /** Jobs measured (add, addBulk, worker, io) or produced (latency). */
@@ -22,6 +33,12 @@ export interface ScenarioParams {
   durationMs: number;
   /** latency: open-loop producer rate, jobs per second. */
   ratePerSec: number;
+  /** addConcurrent: producers sharing one Queue, each awaiting its own adds. */
+  producers: number;
+  /** flowAdd, flowProcess: flows added (measured, or pre-added for processing). */
+  flows: number;
+  /** flowAdd, flowProcess: children per node at each level below the root (bench/flow-tree.ts). */
+  flowShape: readonly number[];
   /** Both libraries trace every job through a real OpenTelemetry SDK (bench/tracing.ts). */
   tracing: boolean;
 }
@@ -48,6 +65,9 @@ export const DEFAULT_PARAMS: ScenarioParams = {
   workers: 0,
   durationMs: 0,
   ratePerSec: 0,
+  producers: 1,
+  flows: 0,
+  flowShape: FLOW_SHAPE,
   tracing: false,
 };
 
@@ -68,6 +88,14 @@ export const SCENARIOS: readonly Scenario[] = [
     full: { jobs: 50_000 },
     quick: { jobs: 10_000 },
     warmup: { jobs: 2_000 },
+  },
+  {
+    name: 'add-concurrent',
+    what: '100 producers on one Queue instance, each awaiting its own Queue.add, not each other',
+    kind: 'addConcurrent',
+    full: { jobs: 150_000, producers: 100 },
+    quick: { jobs: 30_000, producers: 100 },
+    warmup: { jobs: 5_000, producers: 100 },
   },
   {
     name: 'worker-c1',
@@ -133,6 +161,22 @@ export const SCENARIOS: readonly Scenario[] = [
     full: { ratePerSec: 1_000, durationMs: 10_000, concurrency: 100 },
     quick: { ratePerSec: 1_000, durationMs: 2_000, concurrency: 100 },
     warmup: { ratePerSec: 1_000, durationMs: 1_000, concurrency: 100 },
+  },
+  {
+    name: 'flow-add',
+    what: 'awaited FlowProducer.add, one at a time, of a 100-node tree (1 root, 3, 12, 84) in one queue',
+    kind: 'flowAdd',
+    full: { flows: 1_500 },
+    quick: { flows: 300 },
+    warmup: { flows: 50 },
+  },
+  {
+    name: 'flow-process',
+    what: 'pre-added 100-node flows, Worker c=100 on their queue, until every root completed',
+    kind: 'flowProcess',
+    full: { flows: 1_000, concurrency: 100 },
+    quick: { flows: 200, concurrency: 100 },
+    warmup: { flows: 50, concurrency: 100 },
   },
 ];
 

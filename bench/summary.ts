@@ -84,6 +84,11 @@ function notes(line: SummaryLine): string {
     const b = line[`bullmq_${key}`];
     if (a !== undefined || b !== undefined) parts.push(`${label} ${a}${unit} vs ${b}${unit}`);
   };
+  if (line.oxmq_nodes_per_flow !== undefined) {
+    parts.push(`jobs = flow nodes (${line.oxmq_nodes_per_flow} per flow)`);
+  }
+  pair('flows/s', 'flows_per_s');
+  pair('client CPU µs/job', 'client_cpu_us_per_job');
   if (line.oxmq_ideal_jobs_s !== undefined) parts.push(`ideal ${line.oxmq_ideal_jobs_s} jobs/s`);
   pair('live heap B/in-flight job', 'heap_bytes_per_inflight_job');
   pair('heap B/in-flight job before gc', 'heap_bytes_per_inflight_job_nogc');

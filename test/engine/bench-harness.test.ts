@@ -4,6 +4,15 @@
  * a missing job and orphans. No Redis, no timing assertions.
  */
 import { describe, expect, it } from 'vitest';
+import {
+  benchFlow,
+  flattenFlow,
+  flowNodeCount,
+  flowOrderProblems,
+  flowParentCount,
+  type BenchFlow,
+  type BenchFlowNode,
+} from '../../bench/flow-tree';
 import { SCENARIOS, paramsFor } from '../../bench/scenarios';
 import {
   alternationOrder,
@@ -83,6 +92,9 @@ describe('bench harness: run order', () => {
       'io-10k',
       'idle',
       'latency',
+      'add-concurrent',
+      'flow-add',
+      'flow-process',
     ]) {
       expect(names).toContain(name);
     }
@@ -100,6 +112,70 @@ describe('bench harness: run order', () => {
       jobs: 40_000,
       concurrency: 10_000,
     });
+  });
+
+  it('sizes the producer and flow scenarios, warm-up smaller than quick smaller than full', () => {
+    const byName = (name: string) => SCENARIOS.find((s) => s.name === name)!;
+    const concurrent = byName('add-concurrent');
+    expect(concurrent.kind).toBe('addConcurrent');
+    for (const mode of ['full', 'quick'] as const) {
+      expect(paramsFor(concurrent, mode, false).producers).toBe(100);
+    }
+    expect(byName('flow-add').kind).toBe('flowAdd');
+    expect(byName('flow-process').kind).toBe('flowProcess');
+    expect(paramsFor(byName('flow-process'), 'full', false).concurrency).toBe(100);
+    for (const name of ['flow-add', 'flow-process']) {
+      const full = paramsFor(byName(name), 'full', false);
+      const quick = paramsFor(byName(name), 'quick', false);
+      const warm = paramsFor(byName(name), 'full', true);
+      expect(flowNodeCount(full.flowShape)).toBe(100);
+      expect(warm.flows).toBeGreaterThan(0);
+      expect(warm.flows).toBeLessThan(quick.flows);
+      expect(quick.flows).toBeLessThan(full.flows);
+    }
+  });
+});
+
+describe('bench harness: flows', () => {
+  /** Ids as a library would return them: the node's path in the tree. */
+  const created = (flow: BenchFlow): BenchFlowNode => {
+    const id = (flow.data as { path: string }).path;
+    return flow.children ? { id, children: flow.children.map(created) } : { id };
+  };
+
+  it('builds a 100-node tree of 1 root and 3 levels, all in the given queue', () => {
+    expect(flowNodeCount([3, 4, 7])).toBe(100);
+    expect(flowParentCount([3, 4, 7])).toBe(16);
+    const flow = benchFlow('q', 5, [3, 4, 7]);
+    const flat = flattenFlow(created(flow));
+    expect(flat.ids).toHaveLength(100);
+    expect(new Set(flat.ids).size).toBe(100);
+    expect(flat.root).toBe('0');
+    expect(flat.childrenOf.size).toBe(16);
+    expect(flat.childrenOf.get('0')).toEqual(['0.0', '0.1', '0.2']);
+    expect(flat.childrenOf.get('0.2.3')).toHaveLength(7);
+    const queues = new Set<string>();
+    const flows = new Set<unknown>();
+    const walk = (node: BenchFlow, depth: number): number => {
+      queues.add(node.queueName);
+      flows.add((node.data as { flow: number }).flow);
+      return Math.max(depth, ...(node.children ?? []).map((child) => walk(child, depth + 1)));
+    };
+    expect(walk(flow, 0)).toBe(3);
+    expect([...queues]).toEqual(['q']);
+    expect([...flows]).toEqual([5]);
+  });
+
+  it('catches a parent processed before all of its children', () => {
+    const childrenOf = new Map([
+      ['r', ['a', 'b']],
+      ['a', ['a1']],
+    ]);
+    expect(flowOrderProblems(['a1', 'b', 'a', 'r'], childrenOf)).toEqual([]);
+    expect(flowOrderProblems(['a1', 'a', 'r', 'b'], childrenOf).join()).toMatch(
+      /parent run before its children: r \(1\)/,
+    );
+    expect(flowOrderProblems(['a', 'a1', 'b', 'r'], childrenOf).join()).toMatch(/: a \(1\)/);
   });
 });
 
@@ -173,6 +249,22 @@ describe('bench harness: summary', () => {
     redis: { cpuUs: 50_000, calls: 24_000, byCommand: {} },
     problems: [],
     extra: {},
+  });
+
+  it('notes flows per second for the flow scenarios', () => {
+    const flowRun = (lib: 'oxmq' | 'bullmq', round: number, flowsPerSec: number) => ({
+      ...run(lib, round, flowsPerSec * 100),
+      extra: { flows_per_s: flowsPerSec, nodes_per_flow: 100, client_cpu_us_per_job: 12.5 },
+    });
+    const runs = [1, 2, 3].flatMap((round) => [
+      flowRun('oxmq', round, 30),
+      flowRun('bullmq', round, 20),
+    ]);
+    const table = formatTable([summarize('flow-add', runs)]);
+    expect(table).toContain('| flow-add | 3000 | 2000 | 1.5 |');
+    expect(table).toContain(
+      'jobs = flow nodes (100 per flow); flows/s 30 vs 20; client CPU µs/job 12.5 vs 12.5',
+    );
   });
 
   it('takes medians over measured rounds only and prints a table row', () => {
