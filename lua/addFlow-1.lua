@@ -43,6 +43,10 @@ end
 
 local reply = {0}
 local parents = {}
+-- What insertJob reads once per call, by queue (see its memo).
+local memos = {}
+-- Job keys this call wrote: a child whose parent is one of them needs no check that it exists.
+local written = {}
 for _, node in ipairs(nodes) do
   local failure = failedFlows[node.flow]
   if failure then
@@ -50,7 +54,9 @@ for _, node in ipairs(nodes) do
     table.insert(reply, failure[1])
   else
     node.deferParentRelease = true
-    local jobId, duplicate = insertJob(queueKeysFromBase(node.base), node, now)
+    node.parentWritten = node.parentKey ~= nil and written[node.parentKey] == true
+    memos[node.base] = memos[node.base] or {}
+    local jobId, duplicate = insertJob(queueKeysFromBase(node.base), node, now, memos[node.base])
     if not jobId then
       -- Unreachable after the first pass; kept so a broken invariant fails loudly.
       return redis.error_reply("addFlow: node insert failed with " .. tostring(duplicate))
@@ -60,6 +66,7 @@ for _, node in ipairs(nodes) do
     if node.asParent and not duplicate then
       table.insert(parents, {node.base, jobId})
     end
+    written[node.base .. jobId] = true
   end
 end
 

@@ -1012,7 +1012,8 @@ end
 --    {id, queueKey, fpof?, cpof?, idof?, rdof?}), asParent? (has children: waits for them),
 --    deferParentRelease? (a flow releases parents itself once every node is in),
 --    dedup? ({id, ttl?, extend?, replace?, reschedule?}: see deduplicateJob),
---    groupId? (tenant group: the job gets hash field \`gid\` and waits in its group, see groups)}
+--    groupId? (tenant group: the job gets hash field \`gid\` and waits in its group, see groups),
+--    parentWritten? (the parent was written earlier in this call: it exists, no need to look)}
 -- memo (optional): a table kept across the inserts of one call into the same queue. Adding
 --    jobs changes neither the queue's meta nor its active list, so the events cap and the
 --    paused-or-maxed state are read once per call, not once per job.
@@ -1043,7 +1044,7 @@ end
 
 local function insertJob(k, j, now, memo)
   memo = memo or {}
-  if j.parentKey and redis.call("EXISTS", j.parentKey) == 0 then
+  if j.parentKey and not j.parentWritten and redis.call("EXISTS", j.parentKey) == 0 then
     return nil, -5
   end
   -- The counter moves on every add, custom ids and duplicates included, as bullmq's does.
@@ -1860,6 +1861,10 @@ end
 
 local reply = {0}
 local parents = {}
+-- What insertJob reads once per call, by queue (see its memo).
+local memos = {}
+-- Job keys this call wrote: a child whose parent is one of them needs no check that it exists.
+local written = {}
 for _, node in ipairs(nodes) do
   local failure = failedFlows[node.flow]
   if failure then
@@ -1867,7 +1872,9 @@ for _, node in ipairs(nodes) do
     table.insert(reply, failure[1])
   else
     node.deferParentRelease = true
-    local jobId, duplicate = insertJob(queueKeysFromBase(node.base), node, now)
+    node.parentWritten = node.parentKey ~= nil and written[node.parentKey] == true
+    memos[node.base] = memos[node.base] or {}
+    local jobId, duplicate = insertJob(queueKeysFromBase(node.base), node, now, memos[node.base])
     if not jobId then
       -- Unreachable after the first pass; kept so a broken invariant fails loudly.
       return redis.error_reply("addFlow: node insert failed with " .. tostring(duplicate))
@@ -1877,6 +1884,7 @@ for _, node in ipairs(nodes) do
     if node.asParent and not duplicate then
       table.insert(parents, {node.base, jobId})
     end
+    written[node.base .. jobId] = true
   end
 end
 

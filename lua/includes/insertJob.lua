@@ -14,7 +14,8 @@
 --    {id, queueKey, fpof?, cpof?, idof?, rdof?}), asParent? (has children: waits for them),
 --    deferParentRelease? (a flow releases parents itself once every node is in),
 --    dedup? ({id, ttl?, extend?, replace?, reschedule?}: see deduplicateJob),
---    groupId? (tenant group: the job gets hash field `gid` and waits in its group, see groups)}
+--    groupId? (tenant group: the job gets hash field `gid` and waits in its group, see groups),
+--    parentWritten? (the parent was written earlier in this call: it exists, no need to look)}
 -- memo (optional): a table kept across the inserts of one call into the same queue. Adding
 --    jobs changes neither the queue's meta nor its active list, so the events cap and the
 --    paused-or-maxed state are read once per call, not once per job.
@@ -45,7 +46,7 @@ end
 
 local function insertJob(k, j, now, memo)
   memo = memo or {}
-  if j.parentKey and redis.call("EXISTS", j.parentKey) == 0 then
+  if j.parentKey and not j.parentWritten and redis.call("EXISTS", j.parentKey) == 0 then
     return nil, -5
   end
   -- The counter moves on every add, custom ids and duplicates included, as bullmq's does.
