@@ -1,18 +1,13 @@
 /**
  * Medians over the measured rounds of one scenario, as the JSON line and the table row. Pure.
  */
-import { LIBS, median, ratio, type Lib, type RedisCounters } from './stats';
+import type { RunResult } from './run-types';
+import { LIBS, median, ratio, type Lib } from './stats';
 
-export interface RoundResult {
-  lib: Lib;
+/** One child's run, numbered within its scenario. */
+export interface RoundResult extends RunResult {
   /** 0 is the warm-up. */
   round: number;
-  jobs: number;
-  elapsedMs: number;
-  jobsPerSec: number | null;
-  redis: RedisCounters;
-  problems: string[];
-  extra: Record<string, number | null>;
 }
 
 export type SummaryLine = Record<string, string | number | null>;
