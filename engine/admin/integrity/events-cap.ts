@@ -1,9 +1,8 @@
 /** The events stream against its cap (`opts.maxLenEvents` of `Q meta`, 10000 when absent). */
+import { DEFAULTS } from '../../defaults';
 import type { Redis } from 'ioredis';
 import { record, type IntegrityReport } from './invariants';
 import { INTEGRITY_LIMITS } from './limits';
-
-const DEFAULT_MAX_EVENTS = 10_000;
 
 /** Entries tolerated over `cap`: XADD / XTRIM `MAXLEN ~` trim whole stream nodes only. */
 export function eventsSlack(cap: number): number {
@@ -22,8 +21,8 @@ export async function checkEventsCap(
     client.hget(`${base}meta`, 'opts.maxLenEvents'),
     client.xlen(`${base}events`),
   ]);
-  const parsed = configured === null ? DEFAULT_MAX_EVENTS : Number(configured);
-  const cap = Number.isFinite(parsed) ? parsed : DEFAULT_MAX_EVENTS;
+  const parsed = configured === null ? DEFAULTS.maxLenEvents : Number(configured);
+  const cap = Number.isFinite(parsed) ? parsed : DEFAULTS.maxLenEvents;
   if (length > cap + eventsSlack(cap)) {
     record(report, 'events-over-cap', `${base}events: ${length} entries, cap ${cap}`);
   }

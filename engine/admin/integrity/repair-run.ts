@@ -5,6 +5,7 @@
  * `deep:<lists>` when an id may sit deeper inside a long list; that answer becomes the skip
  * reason here, with what the operator can do instead (docs/integrity.md, "Repairs").
  */
+import { DEFAULTS } from '../../defaults';
 import type { Redis } from 'ioredis';
 import { runScript } from '../../backend/redis/run-script';
 import type { QueueKeys } from '../../keys';
@@ -17,7 +18,6 @@ export interface ScriptAnswer {
   detail: string;
 }
 
-const DEFAULT_MAX_EVENTS = 10_000;
 /** Group ids read from `groups:known` per round trip while looking for a dangling id. */
 const GROUP_PAGE = 500;
 /** Entries searched from each end of a list: LIST_END_WINDOW of lua/includes/listSearch.lua. */
@@ -111,7 +111,7 @@ export async function raisePriorityCounter(
 
 export async function trimEvents(client: Redis, keys: QueueKeys): Promise<ScriptAnswer> {
   const args = [
-    String(DEFAULT_MAX_EVENTS),
+    String(DEFAULTS.maxLenEvents),
     String(INTEGRITY_LIMITS.eventsSlackMin),
     String(INTEGRITY_LIMITS.eventsSlackRatio),
   ];
