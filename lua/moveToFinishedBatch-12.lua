@@ -2,7 +2,8 @@
   Completes the jobs of a BatchWorker's batch in one call, each exactly as moveToFinished
   completes one (events, parents, deduplication, metrics, removeOnComplete), then optionally
   hands the worker its next batch. The finished set and the events stream are trimmed once per
-  call, not once per job.
+  call, not once per job, and the writes every job shares are made once for all (see
+  includes/finishJobsTogether.lua).
 
   KEYS[1] wait      KEYS[5] stalled   KEYS[9]  pc
   KEYS[2] active    KEYS[6] limiter   KEYS[10] marker
@@ -23,6 +24,7 @@
 ]]
 --- @include "getMaxEvents"
 --- @include "finishActiveJob"
+--- @include "finishJobsTogether"
 --- @include "trimFinishedJobs"
 --- @include "afterFinish"
 --- @include "fetchJobBatch"
@@ -32,24 +34,27 @@ local now = tonumber(ARGV[2])
 local k = {active = KEYS[2], stalled = KEYS[5], events = KEYS[4], finished = KEYS[11]}
 local metricsMax = tonumber(ARGV[5])
 
+local entries = cjson.decode(ARGV[4])
+local together = startFinishingTogether(Q, entries, string.format("%.0f", now))
 local codes = {}
 local rules = {}
 -- The jobs of a call usually share one keep rule: decoded once per distinct rule.
 local decodedRules = {}
-for i, entry in ipairs(cjson.decode(ARGV[4])) do
+for i, entry in ipairs(entries) do
   local keep = decodedRules[entry[3]]
   if not keep then
     keep = cjson.decode(entry[3])
     decodedRules[entry[3]] = keep
   end
+  together.lockOwner = together.owners[i]
   codes[i] = finishActiveJob(k, Q, {
     jobId = entry[1], token = entry[4] or ARGV[3], now = now, target = "completed", field = "returnvalue",
-    value = entry[2], fieldsJson = "[]", keepCount = keep.count, attempts = 0,
-    metricsKey = metricsMax and KEYS[12] or nil, metricsMax = metricsMax})
+    value = entry[2], fieldsJson = "[]", keepCount = keep.count, attempts = 0}, together)
   if codes[i] == 0 and keep.count ~= 0 then
     rules[entry[3]] = keep
   end
 end
+endFinishingTogether(together, k, metricsMax and {key = KEYS[12], max = metricsMax}, now)
 -- Jobs of one batch usually share one keep rule: the finished set is trimmed once per rule.
 for _, keep in pairs(rules) do
   trimFinishedJobs(KEYS[11], Q, now, keep)

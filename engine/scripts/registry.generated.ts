@@ -235,7 +235,7 @@ local function afterFinish(k, Q)
   end
   if ready > 0 and redis.call("HEXISTS", k.meta, "concurrency") == 1
       and not isPausedOrMaxed(k.meta, k.active) then
-    redis.call("ZADD", k.marker, 0, "0")
+    redis.call("ZADD", k.marker, "0", "0")
   end
 end
 `,
@@ -250,8 +250,10 @@ end
   collectMetrics: `--- @include "batchedCall"
 -- Per-minute throughput in bullmq's layout: the hash keeps a running count and the count at the
 -- last minute boundary; the list holds one number per minute, newest first.
-local function collectMetrics(metricsKey, dataKey, maxDataPoints, now)
-  local previous = redis.call("HINCRBY", metricsKey, "count", 1) - 1
+-- count: jobs finished at \`now\` (1 when omitted); counting n at once leaves what n calls would.
+local function collectMetrics(metricsKey, dataKey, maxDataPoints, now, count)
+  count = count or 1
+  local previous = redis.call("HINCRBY", metricsKey, "count", count) - count
   local last = redis.call("HMGET", metricsKey, "prevTS", "prevCount")
   if not last[1] then
     redis.call("HSET", metricsKey, "prevTS", now, "prevCount", 0)
@@ -383,11 +385,14 @@ local function enqueueReadyJob(waitKey, prioritizedKey, pcKey, markerKey, jobId,
 end
 `,
   fetchJobBatch: `--- @include "fetchNextJob"
+--- @include "takeWaitingRun"
 -- Hands a BatchWorker up to \`batchSize\` jobs, each taken exactly as fetchNextJob takes one (rate
 -- limits count every job, global and group concurrency hold, each job is locked with the
 -- batch's token and announced \`active\`). The batch stops before the job whose data would bring
 -- the sum of the batch's data sizes past \`maxBytes\`; the first job always comes, however big,
 -- so an oversized job is never starved. maxBytes 0 means no byte budget.
+-- Without a byte budget, the jobs at the tail of the wait list come first in one run when
+-- nothing holds them back (takeWaitingRun); the per-job path fills the rest.
 -- Returns {{jobHashFlat...}, {jobId...}, 0, 0}, or fetchNextJob's "no job" tuple
 -- {0, 0, rateLimitTtl, nextWakeTs} when not even the first job could be taken.
 
@@ -397,13 +402,20 @@ end
 
 local function fetchJobBatch(k, Q, now, w, batchSize, maxBytes)
   local batch = {later = false}
-  local first = fetchNextJob(k, Q, now, w, batch)
-  if first[1] == 0 then
-    return first
+  local hashes, ids = {}, {}
+  if maxBytes == 0 then
+    takeWaitingRun(k, Q, now, w, batch, batchSize, hashes, ids)
   end
-  local hashes, ids = {first[1]}, {first[2]}
-  local used = dataSizeOfFlatHash(first[1])
+  if #ids == 0 then
+    local first = fetchNextJob(k, Q, now, w, batch)
+    if first[1] == 0 then
+      return first
+    end
+    hashes[1], ids[1] = first[1], first[2]
+  end
   batch.later = true
+  -- With a byte budget the run above is skipped: the batch so far is its first job.
+  local used = maxBytes > 0 and dataSizeOfFlatHash(hashes[1]) or 0
   if maxBytes > 0 then
     batch.fits = function(jobId)
       return used + redis.call("HSTRLEN", Q .. jobId, "data") <= maxBytes
@@ -416,10 +428,12 @@ local function fetchJobBatch(k, Q, now, w, batchSize, maxBytes)
     end
     hashes[#hashes + 1] = nextJob[1]
     ids[#ids + 1] = nextJob[2]
-    used = used + dataSizeOfFlatHash(nextJob[1])
+    if maxBytes > 0 then
+      used = used + dataSizeOfFlatHash(nextJob[1])
+    end
   end
   -- The marker this worker consumed may have stood for more jobs: let the next idle worker try.
-  redis.call("ZADD", k.marker, 0, "0")
+  redis.call("ZADD", k.marker, "0", "0")
   return {hashes, ids, 0, 0}
 end
 `,
@@ -427,6 +441,7 @@ end
 --- @include "markers"
 --- @include "promoteDueDelayedJobs"
 --- @include "groups"
+--- @include "startJob"
 -- Hands the next runnable job to a worker, or explains why there is none.
 -- Returns {jobHashFlat, jobId, 0, 0}, {0, 0, rateLimitTtlMs, 0}, {0, 0, 0, nextWakeTs},
 -- {0, 0, 0, 0, 1} (paused or at its global concurrency) or {0, 0, 0, 0} (nothing at all).
@@ -453,18 +468,6 @@ local function flatField(flat, field)
     end
   end
   return nil
-end
-
--- Sets (or appends) a field of a flat HGETALL reply, to match a write made after reading it.
-local function setFlatField(flat, field, value)
-  for i = 1, #flat, 2 do
-    if flat[i] == field then
-      flat[i + 1] = value
-      return
-    end
-  end
-  flat[#flat + 1] = field
-  flat[#flat + 1] = value
 end
 
 -- Pops the next ungrouped job (wait list, then prioritized) into active, and returns its id,
@@ -621,13 +624,13 @@ local function fetchNextJob(k, Q, now, w, batch)
     return {0, 0, 0, wakeTs}
   end
 
-  local jobKey = Q .. jobId
   -- The hash is read before this fetch's writes (the reply gets them applied to the copy): it
   -- answers the checks below and gives attemptsStarted, so one HSET writes all of the start.
   if not flat then
-    flat = redis.call("HGETALL", jobKey)
+    flat = redis.call("HGETALL", Q .. jobId)
   end
-  local hasDeferredFailure = flatField(flat, "defa") ~= nil
+  local at = startFieldPositions(flat)
+  local hasDeferredFailure = at.defa ~= nil
   if maxJobs and not hasDeferredFailure then
     -- Fixed window: the first start in a window opens it for \`duration\` ms.
     if redis.call("INCR", k.limiter) == 1 and duration then
@@ -638,26 +641,11 @@ local function fetchNextJob(k, Q, now, w, batch)
       redis.call("PEXPIRE", startLog, math.floor(math.abs(duration)) + 1)
     end
   end
-  if w.token ~= "0" then
-    redis.call("SET", jobKey .. ":lock", w.token, "PX", w.lockDuration)
-  end
-  redis.call("XADD", k.events, "*", "event", "active", "jobId", jobId, "prev", "waiting")
-  -- attemptsStarted goes up by one, as HINCRBY would leave it.
-  local attemptsStarted = tostring((tonumber(flatField(flat, "ats")) or 0) + 1)
-  if w.name then
-    redis.call("HSET", jobKey, "processedOn", now, "ats", attemptsStarted, "pb", w.name)
-  else
-    redis.call("HSET", jobKey, "processedOn", now, "ats", attemptsStarted)
-  end
+  startJob(k, Q, jobId, flat, at, w, string.format("%.0f", now))
   -- The marker this worker consumed may have stood for more jobs: let the next idle worker try.
   if not batch then
-    redis.call("ZADD", k.marker, 0, "0")
+    redis.call("ZADD", k.marker, "0", "0")
   end
-  setFlatField(flat, "processedOn", string.format("%.0f", now))
-  if w.name then
-    setFlatField(flat, "pb", w.name)
-  end
-  setFlatField(flat, "ats", attemptsStarted)
   return {flat, jobId, 0, 0}
 end
 `,
@@ -666,6 +654,7 @@ end
 --- @include "collectMetrics"
 --- @include "groups"
 --- @include "removeJobDetached"
+--- @include "intText"
 -- The per-job part of finishing an active job (completed or failed for good), shared by
 -- moveToFinished (one job) and moveToFinishedBatch (many): lock and state checks, the outcome
 -- fields, leaving active (and its group), the deduplication window, the parent, attemptsMade,
@@ -674,13 +663,15 @@ end
 -- f: {jobId, token, now, target ("completed" | "failed"), field ("returnvalue" |
 --     "failedReason"), value, fieldsJson, keepCount, attempts, metricsKey?, metricsMax?}
 -- k: {active, stalled, events, finished}
+-- batch (optional): a call finishing many jobs collects some writes to make them once for all
+-- (see includes/finishJobsTogether.lua); nil writes everything here.
 -- Returns 0 or a negative error code (see moveToFinished-13.lua).
-local function finishActiveJob(k, Q, f)
+local function finishActiveJob(k, Q, f, batch)
   local jobKey = Q .. f.jobId
   -- A missing job passes these two checks (empty keys) and is refused by leaveActive with -1.
   -- Empty sets do not exist in Redis: one EXISTS over both keys clears the usual case (a job
   -- that is no flow parent) in one command instead of two.
-  if f.target == "completed"
+  if f.target == "completed" and not (batch and batch.noPendingChildren)
       and redis.call("EXISTS", jobKey .. ":dependencies", jobKey .. ":unsuccessful") ~= 0 then
     if redis.call("SCARD", jobKey .. ":dependencies") ~= 0 then
       return -4
@@ -695,7 +686,7 @@ local function finishActiveJob(k, Q, f)
   -- before leaveActive writes f.fieldsJson, which must therefore never carry these fields
   -- (callers send failedReason and stacktrace only).
   local job = redis.call("HMGET", jobKey, "timestamp", "atm", "gid", "deid", "parentKey", "parent")
-  local left = leaveActive(jobKey, k.active, k.stalled, f.jobId, f.token, f.fieldsJson, job[1] ~= false)
+  local left = leaveActive(jobKey, k.active, k.stalled, f.jobId, f.token, f.fieldsJson, job[1] ~= false, batch)
   if left < 0 then
     return left
   end
@@ -723,8 +714,14 @@ local function finishActiveJob(k, Q, f)
   if f.keepCount == 0 then
     deleteFinishedJobDetached(Q, f.jobId, links)
   else
-    redis.call("ZADD", k.finished, f.now, f.jobId)
-    redis.call("HSET", jobKey, f.field, f.value, "finishedOn", f.now, "atm", attemptsMade)
+    if batch then
+      batch.finished[#batch.finished + 1] = batch.nowText
+      batch.finished[#batch.finished + 1] = f.jobId
+      redis.call("HSET", jobKey, f.field, f.value, "finishedOn", batch.nowText, "atm", intText(attemptsMade))
+    else
+      redis.call("ZADD", k.finished, f.now, f.jobId)
+      redis.call("HSET", jobKey, f.field, f.value, "finishedOn", f.now, "atm", attemptsMade)
+    end
     if f.target == "failed" then
       redis.call("HDEL", jobKey, "defa")
     end
@@ -734,10 +731,64 @@ local function finishActiveJob(k, Q, f)
   if f.target == "failed" and attemptsMade >= f.attempts then
     redis.call("XADD", k.events, "*", "event", "retries-exhausted", "jobId", f.jobId, "attemptsMade", attemptsMade)
   end
-  if f.metricsKey then
+  if batch then
+    batch.metricsCount = batch.metricsCount + 1
+  elseif f.metricsKey then
     collectMetrics(f.metricsKey, f.metricsKey .. ":data", f.metricsMax, f.now)
   end
   return 0
+end
+`,
+  finishJobsTogether: `--- @include "batchedCall"
+--- @include "collectMetrics"
+-- What a call completing many jobs (moveToFinishedBatch) does once for all of them instead of
+-- once per job: one MGET reads every lock, one EXISTS tells whether any job has children of its
+-- own to check, and the writes that are the same for every job (dropping the locks, leaving the
+-- stalled set, entering the finished set, the metrics count) are collected by finishActiveJob
+-- and made at the end with one command each. Nothing else in the call reads what is collected,
+-- so the outcome is the one of finishing the jobs one by one.
+
+-- Q: queue prefix; entries: {jobId, ...} per job in the order they finish; nowText: now as an
+-- integer string. Returns the batch table finishActiveJob takes; set batch.lockOwner to
+-- batch.owners[i] before finishing entry i.
+local function startFinishingTogether(Q, entries, nowText)
+  local lockKeys, childKeys = {}, {}
+  for i, entry in ipairs(entries) do
+    local jobKey = Q .. entry[1]
+    lockKeys[i] = jobKey .. ":lock"
+    childKeys[#childKeys + 1] = jobKey .. ":dependencies"
+    childKeys[#childKeys + 1] = jobKey .. ":unsuccessful"
+  end
+  local owners = {}
+  local pendingChildren = 0
+  -- Slices keep unpack under Lua's stack limit (about 8000 values).
+  for from = 1, #lockKeys, 2000 do
+    local to = math.min(from + 1999, #lockKeys)
+    local slice = redis.call("MGET", unpack(lockKeys, from, to))
+    for i = 1, #slice do
+      owners[from + i - 1] = slice[i]
+    end
+    pendingChildren = pendingChildren
+      + redis.call("EXISTS", unpack(childKeys, 2 * from - 1, 2 * to))
+  end
+  -- Completing a job only ever removes children sets, so "none" read here holds for the call.
+  return {owners = owners, lockOwner = nil, noPendingChildren = pendingChildren == 0,
+    locks = {}, unstalled = {}, finished = {}, nowText = nowText, metricsCount = 0}
+end
+
+-- The collected writes. k: {stalled, finished}; metrics: {key, max} or nil.
+local function endFinishingTogether(batch, k, metrics, now)
+  for from = 1, #batch.locks, 2000 do
+    redis.call("DEL", unpack(batch.locks, from, math.min(from + 1999, #batch.locks)))
+  end
+  batchedCall("SREM", k.stalled, batch.unstalled)
+  -- Score-member pairs: an even slice size keeps every pair in one slice.
+  for from = 1, #batch.finished, 4000 do
+    redis.call("ZADD", k.finished, unpack(batch.finished, from, math.min(from + 3999, #batch.finished)))
+  end
+  if metrics and batch.metricsCount > 0 then
+    collectMetrics(metrics.key, metrics.key .. ":data", metrics.max, now, batch.metricsCount)
+  end
 end
 `,
   getMaxEvents: `-- Approximate MAXLEN of the events stream, read from meta (written with the default when absent,
@@ -966,7 +1017,7 @@ end
 -- Returns how many moved.
 local function promoteDueGroupedJobs(Q, now, limit)
   local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
+  local due = redis.call("ZRANGEBYSCORE", key, "0", dueScoreBound(now), "LIMIT", "0", limit)
   for _, jobId in ipairs(due) do
     redis.call("ZREM", key, jobId)
     local jobKey = Q .. jobId
@@ -1147,6 +1198,20 @@ local function queueKeysFromBase(base)
     waitingChildren = base .. "waiting-children", completed = base .. "completed"}
 end
 `,
+  intText: `-- Integers as the strings redis.call gets anyway. Lua formats a number argument with "%.14g"
+-- on every call, which costs about what a small command does; counters such as attempts take
+-- few distinct values in one script call, so each is formatted once.
+local intTexts = {}
+
+local function intText(n)
+  local text = intTexts[n]
+  if not text then
+    text = string.format("%d", n)
+    intTexts[n] = text
+  end
+  return text
+end
+`,
   isPausedOrMaxed: `-- A queue is "paused or maxed" when meta.paused exists, or when a global concurrency is set and
 -- the active list already holds that many jobs. In that state no "jobs available" marker is
 -- written and no job is handed out.
@@ -1179,11 +1244,12 @@ end
 -- must exist and be locked by \`token\`; then the outcome's fields are written and the id leaves
 -- the active list. Returns 0, or -1 (job missing), -2 / -6 (lock), -3 (not active).
 -- knownToExist: true when the caller already read the job hash and found it.
-local function leaveActive(jobKey, activeKey, stalledKey, jobId, token, fieldsJson, knownToExist)
+-- batch: optional, see releaseJobLock.
+local function leaveActive(jobKey, activeKey, stalledKey, jobId, token, fieldsJson, knownToExist, batch)
   if not knownToExist and redis.call("EXISTS", jobKey) == 0 then
     return -1
   end
-  local lockResult = releaseJobLock(jobKey, stalledKey, token, jobId)
+  local lockResult = releaseJobLock(jobKey, stalledKey, token, jobId, batch)
   if lockResult < 0 then
     return lockResult
   end
@@ -1194,7 +1260,7 @@ local function leaveActive(jobKey, activeKey, stalledKey, jobId, token, fieldsJs
       redis.call("HSET", jobKey, unpack(fields))
     end
   end
-  if redis.call("LREM", activeKey, -1, jobId) == 0 then
+  if redis.call("LREM", activeKey, "-1", jobId) == 0 then
     return -3
   end
   return 0
@@ -1238,7 +1304,7 @@ end
 -- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
 local function signalJobsReady(markerKey, pausedOrMaxed)
   if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
+    redis.call("ZADD", markerKey, "0", "0")
   end
 end
 
@@ -1383,10 +1449,11 @@ end
 -- several milliseconds, so a large due batch goes over in smaller steps, one per fetch (see
 -- docs/reliability.md, Large backlogs). Promoted jobs join the wait list behind every job
 -- already waiting, so the step size does not change which job runs next.
-local PROMOTE_PER_CALL = 250
+-- A string: redis.call formats number arguments on every call.
+local PROMOTE_PER_CALL = "250"
 
 local function promoteDueDelayedJobs(delayedKey, waitKey, prioritizedKey, pcKey, eventsKey, markerKey, Q, now, pausedOrMaxed)
-  local due = redis.call("ZRANGEBYSCORE", delayedKey, 0, (now + 1) * 4096 - 1, "LIMIT", 0, PROMOTE_PER_CALL)
+  local due = redis.call("ZRANGEBYSCORE", delayedKey, "0", dueScoreBound(now), "LIMIT", "0", PROMOTE_PER_CALL)
   for _, jobId in ipairs(due) do
     redis.call("ZREM", delayedKey, jobId)
     local jobKey = Q .. jobId
@@ -1410,15 +1477,28 @@ end
 `,
   releaseJobLock: `-- Drops the lock a worker holds on a job. Token "0" means the caller never took a lock.
 -- Returns 0 on success, -6 when another token owns the lock, -2 when the lock is gone.
-local function releaseJobLock(jobKey, stalledKey, token, jobId)
+-- batch (optional, a call finishing many jobs, see includes/finishJobsTogether.lua): the lock's
+-- owner as read for the whole call (\`lockOwner\`), and the lock keys and stalled ids to drop,
+-- collected so that the call drops them all with one DEL and one SREM.
+local function releaseJobLock(jobKey, stalledKey, token, jobId, batch)
   if token == "0" then
     return 0
   end
   local lockKey = jobKey .. ":lock"
-  local owner = redis.call("GET", lockKey)
+  local owner
+  if batch then
+    owner = batch.lockOwner
+  else
+    owner = redis.call("GET", lockKey)
+  end
   if owner == token then
-    redis.call("DEL", lockKey)
-    redis.call("SREM", stalledKey, jobId)
+    if batch then
+      batch.locks[#batch.locks + 1] = lockKey
+      batch.unstalled[#batch.unstalled + 1] = jobId
+    else
+      redis.call("DEL", lockKey)
+      redis.call("SREM", stalledKey, jobId)
+    end
     return 0
   end
   if owner then
@@ -1773,12 +1853,136 @@ local function priorityScore(pcKey, priority)
   local counter = redis.call("INCR", pcKey) % 4294967296
   return priority * 4294967296 + counter
 end
+
+-- The highest delayed score due by \`now\` (every sequence of its millisecond), as an integer
+-- string: formatted once here rather than by redis.call, which formats number arguments anew
+-- on every call.
+local function dueScoreBound(now)
+  return string.format("%.0f", (now + 1) * 4096 - 1)
+end
 `,
   splitJobKey: `-- Splits a full job key "<prefix>:<queue>:<jobId>" on its last colon into the queue base key
 -- (with the trailing colon) and the job id. Returns nil for a key without a colon.
 local function splitJobKey(fullKey)
   local base, jobId = string.match(fullKey, "^(.*:)([^:]*)$")
   return base, jobId
+end
+`,
+  startJob: `-- The writes that hand a taken job (already in \`active\`) to a worker, shared by the one-job fetch
+-- (fetchNextJob) and the run of a batch taken straight from wait (takeWaitingRun): the lock, the
+-- \`active\` event and the start fields, with the reply's copy of the hash patched to match.
+
+--- @include "intText"
+-- The fields of a job hash a start reads or writes.
+local START_FIELDS = {gid = true, defa = true, ats = true, processedOn = true, pb = true}
+
+-- Positions of START_FIELDS' values in a flat HGETALL reply, found in one pass (a job hash has
+-- 10-20 fields; looking each field up on its own walked it once per field).
+local function startFieldPositions(flat)
+  local at = {}
+  for i = 1, #flat, 2 do
+    if START_FIELDS[flat[i]] then
+      at[flat[i]] = i + 1
+    end
+  end
+  return at
+end
+
+local function setFlatAt(flat, at, field, value)
+  local i = at[field]
+  if i then
+    flat[i] = value
+  else
+    flat[#flat + 1] = field
+    flat[#flat + 1] = value
+  end
+end
+
+-- k: {events}; w: worker table {token, lockDuration, name?}; nowText: now as an integer string
+-- (a number argument to redis.call would be formatted with %.14g on every call).
+-- at: startFieldPositions(flat).
+local function startJob(k, Q, jobId, flat, at, w, nowText)
+  local jobKey = Q .. jobId
+  if w.token ~= "0" then
+    w.lockText = w.lockText or intText(w.lockDuration)
+    redis.call("SET", jobKey .. ":lock", w.token, "PX", w.lockText)
+  end
+  redis.call("XADD", k.events, "*", "event", "active", "jobId", jobId, "prev", "waiting")
+  -- attemptsStarted goes up by one, as HINCRBY would leave it.
+  local attemptsStarted = intText((tonumber(at.ats and flat[at.ats]) or 0) + 1)
+  if w.name then
+    redis.call("HSET", jobKey, "processedOn", nowText, "ats", attemptsStarted, "pb", w.name)
+    setFlatAt(flat, at, "pb", w.name)
+  else
+    redis.call("HSET", jobKey, "processedOn", nowText, "ats", attemptsStarted)
+  end
+  setFlatAt(flat, at, "processedOn", nowText)
+  setFlatAt(flat, at, "ats", attemptsStarted)
+end
+`,
+  takeWaitingRun: `--- @include "batchedCall"
+--- @include "promoteDueDelayedJobs"
+--- @include "startJob"
+-- The common case of a batch fetch, in a few commands instead of a few per job: no rate limit,
+-- no pause or global concurrency, no tenant groups in the ring, no byte budget. The batch then
+-- is the run of jobs at the tail of the wait list (the next ones in line), read with one LRANGE,
+-- cut with one LTRIM and pushed onto \`active\` with one LPUSH, in the order one-by-one pops
+-- would leave. Each job still gets its own hash read, lock, \`active\` event and start fields,
+-- which bullmq workers, QueueEvents and Bull-Board read.
+-- Returns the number of jobs taken into hashes/ids (0 when the case does not apply or wait is
+-- empty); the caller's per-job path takes the rest (prioritized jobs, grouped work).
+-- batch: fetchJobBatch's table; gets \`meta\` and, once delayed jobs were promoted here, \`later\`.
+
+local function takeWaitingRun(k, Q, now, w, batch, batchSize, hashes, ids)
+  local meta = redis.call("HMGET", k.meta, "max", "duration", "paused", "concurrency")
+  batch.meta = meta
+  if meta[1] or w.limitMax or meta[3] or meta[4] then
+    return 0
+  end
+  promoteDueDelayedJobs(k.delayed, k.wait, k.prioritized, k.pc, k.events, k.marker, Q, now, false)
+  batch.later = true
+  -- Promotion may have put grouped jobs in their groups' lines: checked after it.
+  if redis.call("LLEN", Q .. "groups") > 0 then
+    return 0
+  end
+  batch.noGroups = true
+
+  local run = redis.call("LRANGE", k.wait, -batchSize, -1)
+  if #run == 0 then
+    return 0
+  end
+  redis.call("LTRIM", k.wait, 0, -(#run + 1))
+  local nowText = string.format("%.0f", now)
+  local taken = {}
+  -- The tail of the list is next in line: the run is walked from its end.
+  for i = #run, 1, -1 do
+    local jobId = run[i]
+    -- Entries starting with "0:" are markers left by bullmq 4 / early 5; they are dropped.
+    if string.sub(jobId, 1, 2) ~= "0:" then
+      local flat = redis.call("HGETALL", Q .. jobId)
+      local at = startFieldPositions(flat)
+      if at.gid then
+        -- A grouped job in the plain wait list (a bullmq script put it there) goes back to the
+        -- front of its group's line; the rest of the run goes back to the tail of wait, and the
+        -- per-job path, which takes turns between groups and plain jobs, goes on from there.
+        pushGroupedJob(Q, flat[at.gid], jobId, "RPUSH")
+        batch.noGroups = nil
+        local rest = {}
+        for j = 1, i - 1 do
+          rest[j] = run[j]
+        end
+        batchedCall("RPUSH", k.wait, rest)
+        break
+      end
+      taken[#taken + 1] = jobId
+      startJob(k, Q, jobId, flat, at, w, nowText)
+      hashes[#hashes + 1] = flat
+      ids[#ids + 1] = jobId
+    end
+  end
+  -- LPUSH of the taken ids in order leaves the last one at the head, as its pop would have.
+  batchedCall("LPUSH", k.active, taken)
+  return #taken
 end
 `,
   trimFinishedJobs: `--- @include "removeJobDetached"
@@ -3462,7 +3666,8 @@ return 0
   Completes the jobs of a BatchWorker's batch in one call, each exactly as moveToFinished
   completes one (events, parents, deduplication, metrics, removeOnComplete), then optionally
   hands the worker its next batch. The finished set and the events stream are trimmed once per
-  call, not once per job.
+  call, not once per job, and the writes every job shares are made once for all (see
+  includes/finishJobsTogether.lua).
 
   KEYS[1] wait      KEYS[5] stalled   KEYS[9]  pc
   KEYS[2] active    KEYS[6] limiter   KEYS[10] marker
@@ -3483,6 +3688,7 @@ return 0
 ]]
 --- @include "getMaxEvents"
 --- @include "finishActiveJob"
+--- @include "finishJobsTogether"
 --- @include "trimFinishedJobs"
 --- @include "afterFinish"
 --- @include "fetchJobBatch"
@@ -3492,24 +3698,27 @@ local now = tonumber(ARGV[2])
 local k = {active = KEYS[2], stalled = KEYS[5], events = KEYS[4], finished = KEYS[11]}
 local metricsMax = tonumber(ARGV[5])
 
+local entries = cjson.decode(ARGV[4])
+local together = startFinishingTogether(Q, entries, string.format("%.0f", now))
 local codes = {}
 local rules = {}
 -- The jobs of a call usually share one keep rule: decoded once per distinct rule.
 local decodedRules = {}
-for i, entry in ipairs(cjson.decode(ARGV[4])) do
+for i, entry in ipairs(entries) do
   local keep = decodedRules[entry[3]]
   if not keep then
     keep = cjson.decode(entry[3])
     decodedRules[entry[3]] = keep
   end
+  together.lockOwner = together.owners[i]
   codes[i] = finishActiveJob(k, Q, {
     jobId = entry[1], token = entry[4] or ARGV[3], now = now, target = "completed", field = "returnvalue",
-    value = entry[2], fieldsJson = "[]", keepCount = keep.count, attempts = 0,
-    metricsKey = metricsMax and KEYS[12] or nil, metricsMax = metricsMax})
+    value = entry[2], fieldsJson = "[]", keepCount = keep.count, attempts = 0}, together)
   if codes[i] == 0 and keep.count ~= 0 then
     rules[entry[3]] = keep
   end
 end
+endFinishingTogether(together, k, metricsMax and {key = KEYS[12], max = metricsMax}, now)
 -- Jobs of one batch usually share one keep rule: the finished set is trimmed once per rule.
 for _, keep in pairs(rules) do
   trimFinishedJobs(KEYS[11], Q, now, keep)

@@ -10,6 +10,6 @@ local function afterFinish(k, Q)
   end
   if ready > 0 and redis.call("HEXISTS", k.meta, "concurrency") == 1
       and not isPausedOrMaxed(k.meta, k.active) then
-    redis.call("ZADD", k.marker, 0, "0")
+    redis.call("ZADD", k.marker, "0", "0")
   end
 end

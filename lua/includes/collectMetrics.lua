@@ -1,8 +1,10 @@
 --- @include "batchedCall"
 -- Per-minute throughput in bullmq's layout: the hash keeps a running count and the count at the
 -- last minute boundary; the list holds one number per minute, newest first.
-local function collectMetrics(metricsKey, dataKey, maxDataPoints, now)
-  local previous = redis.call("HINCRBY", metricsKey, "count", 1) - 1
+-- count: jobs finished at `now` (1 when omitted); counting n at once leaves what n calls would.
+local function collectMetrics(metricsKey, dataKey, maxDataPoints, now, count)
+  count = count or 1
+  local previous = redis.call("HINCRBY", metricsKey, "count", count) - count
   local last = redis.call("HMGET", metricsKey, "prevTS", "prevCount")
   if not last[1] then
     redis.call("HSET", metricsKey, "prevTS", now, "prevCount", 0)

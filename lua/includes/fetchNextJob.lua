@@ -2,6 +2,7 @@
 --- @include "markers"
 --- @include "promoteDueDelayedJobs"
 --- @include "groups"
+--- @include "startJob"
 -- Hands the next runnable job to a worker, or explains why there is none.
 -- Returns {jobHashFlat, jobId, 0, 0}, {0, 0, rateLimitTtlMs, 0}, {0, 0, 0, nextWakeTs},
 -- {0, 0, 0, 0, 1} (paused or at its global concurrency) or {0, 0, 0, 0} (nothing at all).
@@ -28,18 +29,6 @@ local function flatField(flat, field)
     end
   end
   return nil
-end
-
--- Sets (or appends) a field of a flat HGETALL reply, to match a write made after reading it.
-local function setFlatField(flat, field, value)
-  for i = 1, #flat, 2 do
-    if flat[i] == field then
-      flat[i + 1] = value
-      return
-    end
-  end
-  flat[#flat + 1] = field
-  flat[#flat + 1] = value
 end
 
 -- Pops the next ungrouped job (wait list, then prioritized) into active, and returns its id,
@@ -196,13 +185,13 @@ local function fetchNextJob(k, Q, now, w, batch)
     return {0, 0, 0, wakeTs}
   end
 
-  local jobKey = Q .. jobId
   -- The hash is read before this fetch's writes (the reply gets them applied to the copy): it
   -- answers the checks below and gives attemptsStarted, so one HSET writes all of the start.
   if not flat then
-    flat = redis.call("HGETALL", jobKey)
+    flat = redis.call("HGETALL", Q .. jobId)
   end
-  local hasDeferredFailure = flatField(flat, "defa") ~= nil
+  local at = startFieldPositions(flat)
+  local hasDeferredFailure = at.defa ~= nil
   if maxJobs and not hasDeferredFailure then
     -- Fixed window: the first start in a window opens it for `duration` ms.
     if redis.call("INCR", k.limiter) == 1 and duration then
@@ -213,25 +202,10 @@ local function fetchNextJob(k, Q, now, w, batch)
       redis.call("PEXPIRE", startLog, math.floor(math.abs(duration)) + 1)
     end
   end
-  if w.token ~= "0" then
-    redis.call("SET", jobKey .. ":lock", w.token, "PX", w.lockDuration)
-  end
-  redis.call("XADD", k.events, "*", "event", "active", "jobId", jobId, "prev", "waiting")
-  -- attemptsStarted goes up by one, as HINCRBY would leave it.
-  local attemptsStarted = tostring((tonumber(flatField(flat, "ats")) or 0) + 1)
-  if w.name then
-    redis.call("HSET", jobKey, "processedOn", now, "ats", attemptsStarted, "pb", w.name)
-  else
-    redis.call("HSET", jobKey, "processedOn", now, "ats", attemptsStarted)
-  end
+  startJob(k, Q, jobId, flat, at, w, string.format("%.0f", now))
   -- The marker this worker consumed may have stood for more jobs: let the next idle worker try.
   if not batch then
-    redis.call("ZADD", k.marker, 0, "0")
+    redis.call("ZADD", k.marker, "0", "0")
   end
-  setFlatField(flat, "processedOn", string.format("%.0f", now))
-  if w.name then
-    setFlatField(flat, "pb", w.name)
-  end
-  setFlatField(flat, "ats", attemptsStarted)
   return {flat, jobId, 0, 0}
 end

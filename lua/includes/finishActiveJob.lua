@@ -3,6 +3,7 @@
 --- @include "collectMetrics"
 --- @include "groups"
 --- @include "removeJobDetached"
+--- @include "intText"
 -- The per-job part of finishing an active job (completed or failed for good), shared by
 -- moveToFinished (one job) and moveToFinishedBatch (many): lock and state checks, the outcome
 -- fields, leaving active (and its group), the deduplication window, the parent, attemptsMade,
@@ -11,13 +12,15 @@
 -- f: {jobId, token, now, target ("completed" | "failed"), field ("returnvalue" |
 --     "failedReason"), value, fieldsJson, keepCount, attempts, metricsKey?, metricsMax?}
 -- k: {active, stalled, events, finished}
+-- batch (optional): a call finishing many jobs collects some writes to make them once for all
+-- (see includes/finishJobsTogether.lua); nil writes everything here.
 -- Returns 0 or a negative error code (see moveToFinished-13.lua).
-local function finishActiveJob(k, Q, f)
+local function finishActiveJob(k, Q, f, batch)
   local jobKey = Q .. f.jobId
   -- A missing job passes these two checks (empty keys) and is refused by leaveActive with -1.
   -- Empty sets do not exist in Redis: one EXISTS over both keys clears the usual case (a job
   -- that is no flow parent) in one command instead of two.
-  if f.target == "completed"
+  if f.target == "completed" and not (batch and batch.noPendingChildren)
       and redis.call("EXISTS", jobKey .. ":dependencies", jobKey .. ":unsuccessful") ~= 0 then
     if redis.call("SCARD", jobKey .. ":dependencies") ~= 0 then
       return -4
@@ -32,7 +35,7 @@ local function finishActiveJob(k, Q, f)
   -- before leaveActive writes f.fieldsJson, which must therefore never carry these fields
   -- (callers send failedReason and stacktrace only).
   local job = redis.call("HMGET", jobKey, "timestamp", "atm", "gid", "deid", "parentKey", "parent")
-  local left = leaveActive(jobKey, k.active, k.stalled, f.jobId, f.token, f.fieldsJson, job[1] ~= false)
+  local left = leaveActive(jobKey, k.active, k.stalled, f.jobId, f.token, f.fieldsJson, job[1] ~= false, batch)
   if left < 0 then
     return left
   end
@@ -60,8 +63,14 @@ local function finishActiveJob(k, Q, f)
   if f.keepCount == 0 then
     deleteFinishedJobDetached(Q, f.jobId, links)
   else
-    redis.call("ZADD", k.finished, f.now, f.jobId)
-    redis.call("HSET", jobKey, f.field, f.value, "finishedOn", f.now, "atm", attemptsMade)
+    if batch then
+      batch.finished[#batch.finished + 1] = batch.nowText
+      batch.finished[#batch.finished + 1] = f.jobId
+      redis.call("HSET", jobKey, f.field, f.value, "finishedOn", batch.nowText, "atm", intText(attemptsMade))
+    else
+      redis.call("ZADD", k.finished, f.now, f.jobId)
+      redis.call("HSET", jobKey, f.field, f.value, "finishedOn", f.now, "atm", attemptsMade)
+    end
     if f.target == "failed" then
       redis.call("HDEL", jobKey, "defa")
     end
@@ -71,7 +80,9 @@ local function finishActiveJob(k, Q, f)
   if f.target == "failed" and attemptsMade >= f.attempts then
     redis.call("XADD", k.events, "*", "event", "retries-exhausted", "jobId", f.jobId, "attemptsMade", attemptsMade)
   end
-  if f.metricsKey then
+  if batch then
+    batch.metricsCount = batch.metricsCount + 1
+  elseif f.metricsKey then
     collectMetrics(f.metricsKey, f.metricsKey .. ":data", f.metricsMax, f.now)
   end
   return 0

@@ -213,7 +213,7 @@ end
 -- Returns how many moved.
 local function promoteDueGroupedJobs(Q, now, limit)
   local key = Q .. "group-delayed"
-  local due = redis.call("ZRANGEBYSCORE", key, 0, (now + 1) * 4096 - 1, "LIMIT", 0, limit)
+  local due = redis.call("ZRANGEBYSCORE", key, "0", dueScoreBound(now), "LIMIT", "0", limit)
   for _, jobId in ipairs(due) do
     redis.call("ZREM", key, jobId)
     local jobKey = Q .. jobId

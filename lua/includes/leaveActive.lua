@@ -3,11 +3,12 @@
 -- must exist and be locked by `token`; then the outcome's fields are written and the id leaves
 -- the active list. Returns 0, or -1 (job missing), -2 / -6 (lock), -3 (not active).
 -- knownToExist: true when the caller already read the job hash and found it.
-local function leaveActive(jobKey, activeKey, stalledKey, jobId, token, fieldsJson, knownToExist)
+-- batch: optional, see releaseJobLock.
+local function leaveActive(jobKey, activeKey, stalledKey, jobId, token, fieldsJson, knownToExist, batch)
   if not knownToExist and redis.call("EXISTS", jobKey) == 0 then
     return -1
   end
-  local lockResult = releaseJobLock(jobKey, stalledKey, token, jobId)
+  local lockResult = releaseJobLock(jobKey, stalledKey, token, jobId, batch)
   if lockResult < 0 then
     return lockResult
   end
@@ -18,7 +19,7 @@ local function leaveActive(jobKey, activeKey, stalledKey, jobId, token, fieldsJs
       redis.call("HSET", jobKey, unpack(fields))
     end
   end
-  if redis.call("LREM", activeKey, -1, jobId) == 0 then
+  if redis.call("LREM", activeKey, "-1", jobId) == 0 then
     return -3
   end
   return 0

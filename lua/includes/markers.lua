@@ -3,7 +3,7 @@
 -- fractional) of the earliest delayed job, grouped ones (Q group-delayed) included.
 local function signalJobsReady(markerKey, pausedOrMaxed)
   if not pausedOrMaxed then
-    redis.call("ZADD", markerKey, 0, "0")
+    redis.call("ZADD", markerKey, "0", "0")
   end
 end
 

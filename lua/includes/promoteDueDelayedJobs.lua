@@ -6,10 +6,11 @@
 -- several milliseconds, so a large due batch goes over in smaller steps, one per fetch (see
 -- docs/reliability.md, Large backlogs). Promoted jobs join the wait list behind every job
 -- already waiting, so the step size does not change which job runs next.
-local PROMOTE_PER_CALL = 250
+-- A string: redis.call formats number arguments on every call.
+local PROMOTE_PER_CALL = "250"
 
 local function promoteDueDelayedJobs(delayedKey, waitKey, prioritizedKey, pcKey, eventsKey, markerKey, Q, now, pausedOrMaxed)
-  local due = redis.call("ZRANGEBYSCORE", delayedKey, 0, (now + 1) * 4096 - 1, "LIMIT", 0, PROMOTE_PER_CALL)
+  local due = redis.call("ZRANGEBYSCORE", delayedKey, "0", dueScoreBound(now), "LIMIT", "0", PROMOTE_PER_CALL)
   for _, jobId in ipairs(due) do
     redis.call("ZREM", delayedKey, jobId)
     local jobKey = Q .. jobId

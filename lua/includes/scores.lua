@@ -19,3 +19,10 @@ local function priorityScore(pcKey, priority)
   local counter = redis.call("INCR", pcKey) % 4294967296
   return priority * 4294967296 + counter
 end
+
+-- The highest delayed score due by `now` (every sequence of its millisecond), as an integer
+-- string: formatted once here rather than by redis.call, which formats number arguments anew
+-- on every call.
+local function dueScoreBound(now)
+  return string.format("%.0f", (now + 1) * 4096 - 1)
+end
