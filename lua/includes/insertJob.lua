@@ -128,9 +128,9 @@ local function insertJob(k, j, now, memo)
   return jobId, false
 end
 
--- The key table of a queue from a script's KEYS, in addJobKeys order (engine/backend/redis/
--- add-job.ts: wait, meta, id, delayed, prioritized, pc, marker, events, active,
--- waiting-children, completed) starting at KEYS[first].
+-- The key table of a queue from a script's KEYS, in the order lua/addJobBatch-11.lua's header
+-- lists them (wait, meta, id, delayed, prioritized, pc, marker, events, active,
+-- waiting-children, completed), starting at KEYS[first].
 local function queueKeysFromKeys(base, first)
   local names = {"wait", "meta", "id", "delayed", "prioritized", "pc", "marker", "events", "active",
     "waitingChildren", "completed"}

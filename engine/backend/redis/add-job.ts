@@ -4,7 +4,7 @@ import { UnexpectedReplyError } from '../../errors';
 import { throwIfErrorCode } from '../../scripts/error-codes';
 import { scriptKeys, type ScriptKeys } from '../../scripts/script-keys';
 
-/** The keys of an add, as lua/addJob-11.lua's header (and addJobBatch's) lists them. */
+/** The keys of an add, as lua/addJob-1.lua's header lists them. */
 export function addJobKeys(k: QueueKeys): ScriptKeys<'addJob'> {
   return scriptKeys('addJob', k);
 }
@@ -30,12 +30,68 @@ export function jobTable(base: string, job: NewJob): Record<string, unknown> {
   };
 }
 
-export function addJobArgs(k: QueueKeys, job: NewJob): (string | number)[] {
-  return [JSON.stringify(jobTable(k.base, job)), Date.now()];
+/**
+ * The arguments of lua/addJob-1.lua. A plain job goes as a few positional strings, trailing
+ * defaults left out: Redis pays for each argument, and decoding a JSON table in Lua costs it
+ * more than the rest of a plain add's script logic (docs/benchmarks.md, scenario add). Any other
+ * job goes as the job table insertJob reads.
+ */
+export function addJobArgs(k: QueueKeys, job: NewJob): string[] {
+  if (!isPlainJob(job)) return [JSON.stringify(jobTable(k.base, job)), String(Date.now())];
+  const args = [
+    job.name,
+    String(job.timestamp),
+    job.data,
+    job.opts,
+    String(job.delay),
+    String(job.priority),
+    job.customId ?? '',
+    job.lifo ? '1' : '0',
+  ];
+  let extraFields = false;
+  for (const name in job.fields) {
+    args.push(name, job.fields[name]!);
+    extraFields = true;
+  }
+  if (!extraFields) {
+    while (args.length > 4 && PLAIN_DEFAULTS[args.length - 1] === args[args.length - 1]) args.pop();
+  }
+  return args;
+}
+
+/** The script's value for each left-out trailing argument of a plain job (by index). */
+const PLAIN_DEFAULTS: readonly (string | undefined)[] = [
+  undefined,
+  undefined,
+  undefined,
+  undefined,
+  '0',
+  '0',
+  '',
+  '0',
+];
+
+/**
+ * A job the script's plain path takes: no parent, children, deduplication or group, and whole
+ * ms, whose decimal text is the same from JavaScript as from Lua's number formatting (a
+ * fractional timestamp or delay goes through the job table).
+ */
+function isPlainJob(job: NewJob): boolean {
+  return (
+    job.parent === undefined &&
+    job.asParent !== true &&
+    job.deduplication === undefined &&
+    job.groupId === undefined &&
+    Number.isSafeInteger(job.timestamp) &&
+    Number.isSafeInteger(job.delay) &&
+    Number.isSafeInteger(job.priority)
+  );
 }
 
 export function parseAddReply(reply: unknown, jobId = '(new)'): AddResult {
   throwIfErrorCode(reply, jobId, 'addJob');
+  // A new job's id comes back alone (lua/addJob-1.lua); addJobBatch and addFlow reply {id, 0}.
+  if (typeof reply === 'string') return { jobId: reply, duplicate: false, deduplicated: false };
   if (!Array.isArray(reply) || reply.length < 2) {
     throw new UnexpectedReplyError(`addJob replied ${JSON.stringify(reply)}`);
   }
