@@ -223,6 +223,24 @@ export async function drop(connection: ManagedConnection): Promise<void> {
 }
 
 /**
+ * Like untilDisconnected, but a client still making its first connection is waited for until
+ * that attempt ends (ready, or closed because Redis cannot be reached): a Queue closed right
+ * after it was created must not drop what it was asked to write meanwhile.
+ */
+export function untilConnectAttemptEnds(client: RedisClient): Promise<void> {
+  if (client.status !== 'connecting' && client.status !== 'connect') {
+    return untilDisconnected(client);
+  }
+  return new Promise((resolve) => {
+    const done = () => {
+      for (const event of ['ready', 'close', 'end']) client.off(event, done);
+      resolve();
+    };
+    for (const event of ['ready', 'close', 'end']) client.once(event, done);
+  });
+}
+
+/**
  * Resolves as soon as `client` is not connected (at once if it is not now). Closing paths race
  * their graceful waits against it: while Redis is down, pending commands never finish, and a
  * close() must still return.

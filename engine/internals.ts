@@ -36,6 +36,7 @@ export { RedisQueueBackend } from './backend/redis/redis-queue-backend';
 export { RedisQueueOperations } from './backend/redis/queue-operations';
 export { jobIdOfQueueKey } from './backend/redis/remove-orphaned-jobs';
 export { completionBatchLimit } from './worker/completion-batcher';
+export { ADD_CALLS_IN_FLIGHT } from './backend/redis/add-coalescer';
 export { HEARTBEAT_INDEX_KEEP_MS } from './worker/heartbeat';
 export { workerRecordKey, workersIndexKey } from './worker/heartbeat-keys';
 export { WorkerServices, type WorkerService } from './worker/worker-services';

@@ -17,7 +17,14 @@ import type { Metrics, QueueBackend } from './backend/queue-backend';
 import type { SchedulerStorage } from './backend/scheduler-storage';
 import { exportQueuePrometheusMetrics } from './admin/prometheus/queue-export';
 import { assertClusterSafeParent, assertClusterSafeQueue, hashTaggedName } from './cluster-slots';
-import { connect, drop, release, untilDisconnected, type ManagedConnection } from './connection';
+import {
+  connect,
+  drop,
+  release,
+  untilConnectAttemptEnds,
+  untilDisconnected,
+  type ManagedConnection,
+} from './connection';
 import { DEFAULTS } from './defaults';
 import { ClosedError, ValidationError } from './errors';
 import { Job } from './job';
@@ -80,6 +87,8 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   private readonly tracer: JobTracer;
   /** Set once close() (or disconnect()) has begun, as bullmq's `closing`. */
   closing: Promise<void> | undefined;
+  /** Adds called and not yet answered (see trackAdd). */
+  private readonly addsInFlight = new Set<Promise<unknown>>();
   /** A random id of this Queue instance, as bullmq's `token`. */
   readonly token = randomUUID();
   /** The Redis key of `type` in this queue (`toKey('wait')` is `<prefix>:<name>:wait`). */
@@ -209,7 +218,15 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
    * Adds a job. With a custom jobId that already exists nothing is written and the existing
    * job's id is returned (bullmq's duplicate rule).
    */
-  async add(
+  add(
+    name: NameType,
+    data: DataType,
+    opts?: JobsOptions,
+  ): Promise<Job<DataType, ReturnType, NameType>> {
+    return this.trackAdd(this.addNow(name, data, opts));
+  }
+
+  private async addNow(
     name: NameType,
     data: DataType,
     opts?: JobsOptions,
@@ -257,7 +274,19 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
    * Adds many jobs in one round trip. All are validated before any is written. With tracing
    * on, one producer span covers the call and every job without a context of its own carries it.
    */
-  async addBulk(
+  addBulk(jobs: BulkJob<DataType, NameType>[]): Promise<Job<DataType, ReturnType, NameType>[]> {
+    return this.trackAdd(this.addBulkNow(jobs));
+  }
+
+  /** Remembers an add until it is answered: close() lets it finish before letting go. */
+  private trackAdd<T>(write: Promise<T>): Promise<T> {
+    this.addsInFlight.add(write);
+    const forget = () => this.addsInFlight.delete(write);
+    write.then(forget, forget);
+    return write;
+  }
+
+  private async addBulkNow(
     jobs: BulkJob<DataType, NameType>[],
   ): Promise<Job<DataType, ReturnType, NameType>[]> {
     this.assertOpen();
@@ -820,6 +849,11 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     this.closing ??= (async () => {
       await Promise.race([
         this.ready.catch(() => undefined),
+        untilConnectAttemptEnds(this.connection.client),
+      ]);
+      // Adds accepted before close() are written before the connection goes, awaited or not.
+      await Promise.race([
+        Promise.allSettled(this.addsInFlight),
         untilDisconnected(this.connection.client),
       ]);
       await release(this.connection);

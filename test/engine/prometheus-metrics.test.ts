@@ -329,7 +329,11 @@ describe('collectConsoleMetrics', () => {
       const queue = track(new Queue(name, { connection, prefix }));
       await queue.add('job', {});
     }
-    const scrape = await collectConsoleMetrics(client, [prefixA, prefixB], { maxQueues: 3 });
+    // The server is shared by the whole test run: discovery must walk all of its keys.
+    const scrape = await collectConsoleMetrics(client, [prefixA, prefixB], {
+      maxQueues: 3,
+      scan: { maxScan: 100_000_000 },
+    });
     expect(scrape).toMatchObject({ queues: 3, omitted: 1, discoveryComplete: true, failed: [] });
     expect(scrape.text.endsWith('\n')).toBe(true);
 

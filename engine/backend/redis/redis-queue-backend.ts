@@ -1,4 +1,5 @@
 import type { RedisClient } from '../../connection';
+import { AddCoalescer } from './add-coalescer';
 import { throwIfErrorCode } from '../../scripts/error-codes';
 import { scriptKeys } from '../../scripts/script-keys';
 import type { DurableOptions } from '../../job-options';
@@ -34,12 +35,48 @@ export class RedisQueueBackend implements QueueBackend {
     private readonly blockingClient?: RedisClient,
   ) {}
 
-  async addJob(job: NewJob, durable?: DurableOptions): Promise<AddResult> {
+  /** Overlapping adds share script calls (add-coalescer.ts). */
+  private readonly adds = new AddCoalescer({
+    addOne: (job) => this.addOneJob(job),
+    addMany: (jobs) => this.addJobsEach(jobs),
+  });
+
+  addJob(job: NewJob, durable?: DurableOptions): Promise<AddResult> {
+    // A durable add waits for its replicas on its own call (WAIT covers the connection's writes).
+    return durable ? this.addDurableJob(job, durable) : this.adds.add(job);
+  }
+
+  private async addOneJob(job: NewJob): Promise<AddResult> {
+    const reply = await runScript(
+      this.client,
+      'addJob',
+      addJobKeys(this.keys),
+      addJobArgs(this.keys, job),
+    );
+    return parseAddReply(reply, job.customId);
+  }
+
+  /** Several adds in one addJobBatch call, each job's outcome (or refusal) on its own. */
+  private async addJobsEach(jobs: NewJob[]): Promise<(AddResult | Error)[]> {
+    const replies = (await runScript(
+      this.client,
+      'addJobBatch',
+      scriptKeys('addJobBatch', this.keys),
+      this.addBatchArgs(jobs),
+    )) as unknown[];
+    return jobs.map((job, index) => {
+      try {
+        return parseAddReply(replies[index], job.customId);
+      } catch (error) {
+        if (error instanceof Error) return error;
+        throw error;
+      }
+    });
+  }
+
+  private async addDurableJob(job: NewJob, durable: DurableOptions): Promise<AddResult> {
     const keys = addJobKeys(this.keys);
     const args = addJobArgs(this.keys, job);
-    if (!durable) {
-      return parseAddReply(await runScript(this.client, 'addJob', keys, args), job.customId);
-    }
     const [reply, confirmed] = await runScriptThenWait(this.client, 'addJob', keys, args, durable);
     return { ...parseAddReply(reply, job.customId), replicasConfirmed: confirmed };
   }
@@ -49,7 +86,7 @@ export class RedisQueueBackend implements QueueBackend {
     // One script call for the whole list: atomic (nothing runs between the adds) and one
     // invocation instead of one per job.
     const keys = scriptKeys('addJobBatch', this.keys);
-    const args = [JSON.stringify(jobs.map((job) => jobTable(this.keys.base, job))), Date.now()];
+    const args = this.addBatchArgs(jobs);
     const [replies, confirmed] = durable
       ? await runScriptThenWait(this.client, 'addJobBatch', keys, args, durable)
       : [await runScript(this.client, 'addJobBatch', keys, args), undefined];
@@ -57,6 +94,10 @@ export class RedisQueueBackend implements QueueBackend {
       const result = parseAddReply(reply, jobs[index]?.customId);
       return confirmed === undefined ? result : { ...result, replicasConfirmed: confirmed };
     });
+  }
+
+  private addBatchArgs(jobs: NewJob[]): (string | number)[] {
+    return [JSON.stringify(jobs.map((job) => jobTable(this.keys.base, job))), Date.now()];
   }
 
   async writeQueueMeta(fields: Record<string, string>): Promise<void> {
