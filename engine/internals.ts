@@ -37,6 +37,8 @@ export { RedisQueueOperations } from './backend/redis/queue-operations';
 export { jobIdOfQueueKey } from './backend/redis/remove-orphaned-jobs';
 export { completionBatchLimit } from './worker/completion-batcher';
 export { ADD_CALLS_IN_FLIGHT } from './backend/redis/add-coalescer';
+export { jobTable } from './backend/redis/add-job';
+export { prepareJob } from './prepare-job';
 export { HEARTBEAT_INDEX_KEEP_MS } from './worker/heartbeat';
 export { workerRecordKey, workersIndexKey } from './worker/heartbeat-keys';
 export { WorkerServices, type WorkerService } from './worker/worker-services';

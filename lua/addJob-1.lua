@@ -21,13 +21,10 @@
 
   Cost (docs/benchmarks.md, scenario add): Redis pays for every argument and creates a script's
   local functions again on every call, and the plain add is the hot path. So it takes few
-  arguments, and only the few fragments it needs are defined at the top; insertJob and all it
+  arguments, and only the fragments it needs are defined at the top; insertJob and all it
   includes live inside addFromJobTable, created only when such a job comes.
 ]]
---- @include "getMaxEvents"
---- @include "isPausedOrMaxed"
---- @include "markers"
---- @include "scores"
+--- @include "insertPlainJob"
 
 local Q = string.sub(KEYS[1], 1, -5)
 
@@ -50,55 +47,5 @@ if #ARGV == 2 then
   return addFromJobTable(ARGV[1], tonumber(ARGV[2]))
 end
 
--- A plain job: what insertJob does for a job without parent, children, deduplication or group,
--- with meta's three fields read in one HMGET.
-local name, timestamp = ARGV[1], ARGV[2]
-local delay, priority, customId = ARGV[5] or "0", ARGV[6] or "0", ARGV[7] or ""
-local metaKey, eventsKey = KEYS[1], Q .. "events"
--- The counter moves on every add, custom ids and duplicates included, as bullmq's does.
-local counter = redis.call("INCR", Q .. "id")
-local meta = redis.call("HMGET", metaKey, "opts.maxLenEvents", "paused", "concurrency")
-local maxEvents = meta[1] or getMaxEvents(metaKey)
-
-local jobId = customId
-if jobId == "" then
-  jobId = tostring(counter)
-end
-local jobKey = Q .. jobId
-if customId ~= "" and redis.call("EXISTS", jobKey) == 1 then
-  redis.call("XADD", eventsKey, "MAXLEN", "~", maxEvents, "*", "event", "duplicated", "jobId", jobId)
-  return {jobId, 1}
-end
-
-if #ARGV > 8 then
-  local fields = {"name", name, "data", ARGV[3], "opts", ARGV[4], "timestamp", timestamp,
-    "delay", delay, "priority", priority}
-  for i = 9, #ARGV do
-    fields[#fields + 1] = ARGV[i]
-  end
-  redis.call("HSET", jobKey, unpack(fields))
-else
-  redis.call("HSET", jobKey, "name", name, "data", ARGV[3], "opts", ARGV[4], "timestamp", timestamp,
-    "delay", delay, "priority", priority)
-end
-redis.call("XADD", eventsKey, "*", "event", "added", "jobId", jobId, "name", name)
-
-local markerKey = Q .. "marker"
-if delay ~= "0" then
-  local delayedKey = Q .. "delayed"
-  local dueTs = tonumber(timestamp) + tonumber(delay)
-  redis.call("ZADD", delayedKey, delayedScore(delayedKey, dueTs), jobId)
-  redis.call("XADD", eventsKey, "MAXLEN", "~", maxEvents, "*", "event", "delayed", "jobId", jobId, "delay", dueTs)
-  signalNextDelayed(markerKey, delayedKey)
-  return jobId
-end
-if priority ~= "0" then
-  redis.call("ZADD", Q .. "prioritized", priorityScore(Q .. "pc", tonumber(priority)), jobId)
-elseif ARGV[8] == "1" then
-  redis.call("RPUSH", Q .. "wait", jobId)
-else
-  redis.call("LPUSH", Q .. "wait", jobId)
-end
-signalJobsReady(markerKey, isPausedOrMaxedFrom(meta[2], meta[3], Q .. "active"))
-redis.call("XADD", eventsKey, "MAXLEN", "~", maxEvents, "*", "event", "waiting", "jobId", jobId)
-return jobId
+-- A plain job (includes/insertPlainJob.lua).
+return insertPlainJob(Q, readAddMeta(KEYS[1]), 1, #ARGV)

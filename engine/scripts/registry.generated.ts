@@ -1186,6 +1186,81 @@ local function queueKeysFromBase(base)
     waitingChildren = base .. "waiting-children", completed = base .. "completed"}
 end
 `,
+  insertPlainJob: `--- @include "getMaxEvents"
+--- @include "isPausedOrMaxed"
+--- @include "markers"
+--- @include "scores"
+-- What insertJob does for a plain job (no parent, children, deduplication or group; whole ms),
+-- from positional arguments instead of a JSON job table: decoding that table cost Redis more
+-- than the rest of a plain add (docs/benchmarks.md, scenario add). Shared by addJob (one job)
+-- and addJobBatch (many). The job's arguments are ARGV[first .. first + count - 1]:
+--   name, timestamp (ms), data (JSON text), opts (JSON text), delay ("0"), priority ("0"),
+--   custom id (""), "1" for lifo ("0"), then extra hash fields as flat name/value pairs;
+--   trailing defaults may be left out when no extra field follows.
+-- meta: readAddMeta's reply, read once per call (adds change neither meta nor active).
+-- Returns the new job's id, or {existingJobId, 1} when the custom id already exists.
+
+-- The events cap, paused and concurrency of a queue, in one read.
+local function readAddMeta(metaKey)
+  local meta = redis.call("HMGET", metaKey, "opts.maxLenEvents", "paused", "concurrency")
+  meta[1] = meta[1] or getMaxEvents(metaKey)
+  return meta
+end
+
+local function insertPlainJob(Q, meta, first, count)
+  local name, timestamp, data, opts = ARGV[first], ARGV[first + 1], ARGV[first + 2], ARGV[first + 3]
+  local delay = count >= 5 and ARGV[first + 4] or "0"
+  local priority = count >= 6 and ARGV[first + 5] or "0"
+  local customId = count >= 7 and ARGV[first + 6] or ""
+  local lifo = count >= 8 and ARGV[first + 7] == "1"
+  local maxEvents, eventsKey = meta[1], Q .. "events"
+  -- The counter moves on every add, custom ids and duplicates included, as bullmq's does.
+  local counter = redis.call("INCR", Q .. "id")
+
+  local jobId = customId
+  if jobId == "" then
+    jobId = tostring(counter)
+  end
+  local jobKey = Q .. jobId
+  if customId ~= "" and redis.call("EXISTS", jobKey) == 1 then
+    redis.call("XADD", eventsKey, "MAXLEN", "~", maxEvents, "*", "event", "duplicated", "jobId", jobId)
+    return {jobId, 1}
+  end
+
+  if count > 8 then
+    local fields = {"name", name, "data", data, "opts", opts, "timestamp", timestamp,
+      "delay", delay, "priority", priority}
+    for i = first + 8, first + count - 1 do
+      fields[#fields + 1] = ARGV[i]
+    end
+    redis.call("HSET", jobKey, unpack(fields))
+  else
+    redis.call("HSET", jobKey, "name", name, "data", data, "opts", opts, "timestamp", timestamp,
+      "delay", delay, "priority", priority)
+  end
+  redis.call("XADD", eventsKey, "*", "event", "added", "jobId", jobId, "name", name)
+
+  local markerKey = Q .. "marker"
+  if delay ~= "0" then
+    local delayedKey = Q .. "delayed"
+    local dueTs = tonumber(timestamp) + tonumber(delay)
+    redis.call("ZADD", delayedKey, delayedScore(delayedKey, dueTs), jobId)
+    redis.call("XADD", eventsKey, "MAXLEN", "~", maxEvents, "*", "event", "delayed", "jobId", jobId, "delay", dueTs)
+    signalNextDelayed(markerKey, delayedKey)
+    return jobId
+  end
+  if priority ~= "0" then
+    redis.call("ZADD", Q .. "prioritized", priorityScore(Q .. "pc", tonumber(priority)), jobId)
+  elseif lifo then
+    redis.call("RPUSH", Q .. "wait", jobId)
+  else
+    redis.call("LPUSH", Q .. "wait", jobId)
+  end
+  signalJobsReady(markerKey, isPausedOrMaxedFrom(meta[2], meta[3], Q .. "active"))
+  redis.call("XADD", eventsKey, "MAXLEN", "~", maxEvents, "*", "event", "waiting", "jobId", jobId)
+  return jobId
+end
+`,
   intText: `-- Integers as the strings redis.call gets anyway. Lua formats a number argument with "%.14g"
 -- on every call, which costs about what a small command does; counters such as attempts take
 -- few distinct values in one script call, so each is formatted once.
@@ -2116,13 +2191,10 @@ return reply
 
   Cost (docs/benchmarks.md, scenario add): Redis pays for every argument and creates a script's
   local functions again on every call, and the plain add is the hot path. So it takes few
-  arguments, and only the few fragments it needs are defined at the top; insertJob and all it
+  arguments, and only the fragments it needs are defined at the top; insertJob and all it
   includes live inside addFromJobTable, created only when such a job comes.
 ]]
---- @include "getMaxEvents"
---- @include "isPausedOrMaxed"
---- @include "markers"
---- @include "scores"
+--- @include "insertPlainJob"
 
 local Q = string.sub(KEYS[1], 1, -5)
 
@@ -2145,58 +2217,8 @@ if #ARGV == 2 then
   return addFromJobTable(ARGV[1], tonumber(ARGV[2]))
 end
 
--- A plain job: what insertJob does for a job without parent, children, deduplication or group,
--- with meta's three fields read in one HMGET.
-local name, timestamp = ARGV[1], ARGV[2]
-local delay, priority, customId = ARGV[5] or "0", ARGV[6] or "0", ARGV[7] or ""
-local metaKey, eventsKey = KEYS[1], Q .. "events"
--- The counter moves on every add, custom ids and duplicates included, as bullmq's does.
-local counter = redis.call("INCR", Q .. "id")
-local meta = redis.call("HMGET", metaKey, "opts.maxLenEvents", "paused", "concurrency")
-local maxEvents = meta[1] or getMaxEvents(metaKey)
-
-local jobId = customId
-if jobId == "" then
-  jobId = tostring(counter)
-end
-local jobKey = Q .. jobId
-if customId ~= "" and redis.call("EXISTS", jobKey) == 1 then
-  redis.call("XADD", eventsKey, "MAXLEN", "~", maxEvents, "*", "event", "duplicated", "jobId", jobId)
-  return {jobId, 1}
-end
-
-if #ARGV > 8 then
-  local fields = {"name", name, "data", ARGV[3], "opts", ARGV[4], "timestamp", timestamp,
-    "delay", delay, "priority", priority}
-  for i = 9, #ARGV do
-    fields[#fields + 1] = ARGV[i]
-  end
-  redis.call("HSET", jobKey, unpack(fields))
-else
-  redis.call("HSET", jobKey, "name", name, "data", ARGV[3], "opts", ARGV[4], "timestamp", timestamp,
-    "delay", delay, "priority", priority)
-end
-redis.call("XADD", eventsKey, "*", "event", "added", "jobId", jobId, "name", name)
-
-local markerKey = Q .. "marker"
-if delay ~= "0" then
-  local delayedKey = Q .. "delayed"
-  local dueTs = tonumber(timestamp) + tonumber(delay)
-  redis.call("ZADD", delayedKey, delayedScore(delayedKey, dueTs), jobId)
-  redis.call("XADD", eventsKey, "MAXLEN", "~", maxEvents, "*", "event", "delayed", "jobId", jobId, "delay", dueTs)
-  signalNextDelayed(markerKey, delayedKey)
-  return jobId
-end
-if priority ~= "0" then
-  redis.call("ZADD", Q .. "prioritized", priorityScore(Q .. "pc", tonumber(priority)), jobId)
-elseif ARGV[8] == "1" then
-  redis.call("RPUSH", Q .. "wait", jobId)
-else
-  redis.call("LPUSH", Q .. "wait", jobId)
-end
-signalJobsReady(markerKey, isPausedOrMaxedFrom(meta[2], meta[3], Q .. "active"))
-redis.call("XADD", eventsKey, "MAXLEN", "~", maxEvents, "*", "event", "waiting", "jobId", jobId)
-return jobId
+-- A plain job (includes/insertPlainJob.lua).
+return insertPlainJob(Q, readAddMeta(KEYS[1]), 1, #ARGV)
 `,
       INCLUDES,
     ),
@@ -2228,13 +2250,31 @@ return jobId
   KEYS[3] id        KEYS[7] marker       KEYS[11] completed
   KEYS[4] delayed   KEYS[8] events
 
-  ARGV[1] JSON array of job tables (see includes/insertJob.lua), each with \`base\`
-  ARGV[2] now (ms)
+  Two argument forms (engine/backend/redis/add-job.ts builds both):
+  - every job plain (see includes/insertPlainJob.lua), all in this queue:
+    ARGV[1] "plain", then per job: its argument count n, then its n positional arguments
+  - otherwise: ARGV[1] JSON array of job tables (see includes/insertJob.lua), each with \`base\`
+    ARGV[2] now (ms)
 
-  Returns one reply per job, in order: {jobId, 0 | 1 | 2} as addJob, or a negative error code.
-  A job refused (missing parent, parent taken) does not stop the others, as in a MULTI.
+  Returns one reply per job, in order: {jobId, 0 | 1 | 2}, or a plain job's id alone when it
+  was stored, or a negative error code. A job refused (missing parent, parent taken) does not
+  stop the others, as in a MULTI.
 ]]
+--- @include "insertPlainJob"
 --- @include "insertJob"
+
+if ARGV[1] == "plain" then
+  local Q = string.sub(KEYS[2], 1, -5)
+  local meta = readAddMeta(KEYS[2])
+  local replies = {}
+  local at = 2
+  while at <= #ARGV do
+    local count = tonumber(ARGV[at])
+    replies[#replies + 1] = insertPlainJob(Q, meta, at + 1, count)
+    at = at + 1 + count
+  end
+  return replies
+end
 
 local now = tonumber(ARGV[2])
 local replies = {}

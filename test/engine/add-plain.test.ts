@@ -1,12 +1,13 @@
 /**
- * Queue.add of a plain job (no parent, children, deduplication or group) takes the short path of
- * lua/addJob-1.lua: positional arguments, meta read once (events cap, paused, concurrency in one
- * HMGET). It must leave Redis exactly as the job-table path (insertJob, which addBulk uses) does,
- * and honour what meta says at the moment of each add.
+ * Queue.add and addBulk of plain jobs (no parent, children, deduplication or group) take the
+ * short path (lua/includes/insertPlainJob.lua): positional arguments, meta read once (events cap,
+ * paused, concurrency in one HMGET). They must leave Redis exactly as the job-table path
+ * (insertJob, which every other job takes) does, and honour what meta says at each add.
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, type JobsOptions } from 'oxmq';
+import { jobTable, prepareJob, runScript, scriptKeys } from 'oxmq/internals';
 import { useCleanup } from '../helpers/cleanup';
 import { commandCalls } from '../helpers/command-stats';
 import { rawClient, uniqueQueueName } from '../helpers/redis';
@@ -41,6 +42,21 @@ async function snapshot(redis: Redis, queue: Queue): Promise<unknown> {
   return state;
 }
 
+/** Adds through the job-table path: addJobBatch's JSON form, which insertJob serves. */
+async function addThroughJobTable(
+  redis: Redis,
+  queue: Queue,
+  name: string,
+  data: unknown,
+  opts: JobsOptions,
+): Promise<void> {
+  const table = jobTable(queue.keys.base, prepareJob(name, data, opts).job);
+  await runScript(redis, 'addJobBatch', scriptKeys('addJobBatch', queue.keys), [
+    JSON.stringify([table]),
+    Date.now(),
+  ]);
+}
+
 const CASES: { name: string; data: unknown; opts: JobsOptions }[] = [
   { name: 'plain', data: { i: 1 }, opts: {} },
   { name: 'lifo', data: { i: 2 }, opts: { lifo: true } },
@@ -65,16 +81,27 @@ describe('Queue.add of a plain job', () => {
     const redis = track(rawClient());
     const single = track(new Queue(uniqueQueueName('plain'), { connection: redis }));
     const bulk = track(new Queue(uniqueQueueName('plain'), { connection: redis }));
-    await single.waitUntilReady();
-    await bulk.waitUntilReady();
+    const table = track(new Queue(uniqueQueueName('plain'), { connection: redis }));
+    for (const queue of [single, bulk, table]) await queue.waitUntilReady();
     const ids: string[] = [];
     for (const job of CASES) {
       const opts = { timestamp: TIMESTAMP, ...job.opts };
       ids.push((await single.add(job.name, job.data, opts)).id!);
-      await bulk.addBulk([{ name: job.name, data: job.data, opts }]);
+      await addThroughJobTable(redis, table, job.name, job.data, opts);
     }
+    // addBulk of the same jobs at once: each job in the plain form of one addJobBatch call.
+    const bulkJobs = await bulk.addBulk(
+      CASES.map((job) => ({
+        name: job.name,
+        data: job.data,
+        opts: { timestamp: TIMESTAMP, ...job.opts },
+      })),
+    );
     expect(ids).toEqual(['1', '2', '3', '4', '5', 'mine', 'mine', '8', '9']);
-    expect(await snapshot(redis, single)).toEqual(await snapshot(redis, bulk));
+    expect(bulkJobs.map((job) => job.id)).toEqual(ids);
+    const expected = await snapshot(redis, table);
+    expect(await snapshot(redis, single)).toEqual(expected);
+    expect(await snapshot(redis, bulk)).toEqual(expected);
     const hash = await redis.hgetall(`${single.keys.base}8`);
     expect(hash.traceparent).toBe(CASES[7]!.opts.traceparent);
     expect(hash.tracestate).toBe('k=v');

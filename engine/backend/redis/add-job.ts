@@ -37,7 +37,28 @@ export function jobTable(base: string, job: NewJob): Record<string, unknown> {
  * job goes as the job table insertJob reads.
  */
 export function addJobArgs(k: QueueKeys, job: NewJob): string[] {
-  if (!isPlainJob(job)) return [JSON.stringify(jobTable(k.base, job)), String(Date.now())];
+  return plainJobArgs(job) ?? [JSON.stringify(jobTable(k.base, job)), String(Date.now())];
+}
+
+/**
+ * The arguments of lua/addJobBatch-11.lua: the positional form when every job is plain (each
+ * job's argument count, then its arguments), else the array of job tables.
+ */
+export function addJobBatchArgs(k: QueueKeys, jobs: readonly NewJob[]): string[] {
+  const args = ['plain'];
+  for (const job of jobs) {
+    const own = plainJobArgs(job);
+    if (!own) {
+      return [JSON.stringify(jobs.map((each) => jobTable(k.base, each))), String(Date.now())];
+    }
+    args.push(String(own.length), ...own);
+  }
+  return args;
+}
+
+/** A plain job's positional arguments (includes/insertPlainJob.lua), or undefined. */
+function plainJobArgs(job: NewJob): string[] | undefined {
+  if (!isPlainJob(job)) return undefined;
   const args = [
     job.name,
     String(job.timestamp),
@@ -90,7 +111,8 @@ function isPlainJob(job: NewJob): boolean {
 
 export function parseAddReply(reply: unknown, jobId = '(new)'): AddResult {
   throwIfErrorCode(reply, jobId, 'addJob');
-  // A new job's id comes back alone (lua/addJob-1.lua); addJobBatch and addFlow reply {id, 0}.
+  // A new plain job's id comes back alone (includes/insertPlainJob.lua); the job-table path
+  // replies {id, 0}.
   if (typeof reply === 'string') return { jobId: reply, duplicate: false, deduplicated: false };
   if (!Array.isArray(reply) || reply.length < 2) {
     throw new UnexpectedReplyError(`addJob replied ${JSON.stringify(reply)}`);

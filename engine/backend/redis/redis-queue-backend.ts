@@ -19,7 +19,7 @@ import type {
   RawJobHash,
   RetryRequest,
 } from '../queue-backend';
-import { addJobKeys, addJobArgs, jobTable, parseAddReply } from './add-job';
+import { addJobArgs, addJobBatchArgs, addJobKeys, parseAddReply } from './add-job';
 import { completeJobBatch, fetchJobBatch, identityJson } from './batch-moves';
 import { readAllTogether } from './read-together';
 import { flatToRecord, recordToFlat, runScript, runScriptThenWait } from './run-script';
@@ -62,7 +62,7 @@ export class RedisQueueBackend implements QueueBackend {
       this.client,
       'addJobBatch',
       scriptKeys('addJobBatch', this.keys),
-      this.addBatchArgs(jobs),
+      addJobBatchArgs(this.keys, jobs),
     )) as unknown[];
     return jobs.map((job, index) => {
       try {
@@ -86,7 +86,7 @@ export class RedisQueueBackend implements QueueBackend {
     // One script call for the whole list: atomic (nothing runs between the adds) and one
     // invocation instead of one per job.
     const keys = scriptKeys('addJobBatch', this.keys);
-    const args = this.addBatchArgs(jobs);
+    const args = addJobBatchArgs(this.keys, jobs);
     const [replies, confirmed] = durable
       ? await runScriptThenWait(this.client, 'addJobBatch', keys, args, durable)
       : [await runScript(this.client, 'addJobBatch', keys, args), undefined];
@@ -94,10 +94,6 @@ export class RedisQueueBackend implements QueueBackend {
       const result = parseAddReply(reply, jobs[index]?.customId);
       return confirmed === undefined ? result : { ...result, replicasConfirmed: confirmed };
     });
-  }
-
-  private addBatchArgs(jobs: NewJob[]): (string | number)[] {
-    return [JSON.stringify(jobs.map((job) => jobTable(this.keys.base, job))), Date.now()];
   }
 
   async writeQueueMeta(fields: Record<string, string>): Promise<void> {
