@@ -29,12 +29,15 @@ export type ParentLink = ParentLinkFields;
  */
 export const movedByProcessor = new WeakSet<Job>();
 
+/** Where a job being processed gets its `job.signal`: a function, or an object that holds it. */
+export type ProcessingSignalSource = (() => AbortSignal) | { jobSignal(): AbortSignal | undefined };
+
 /**
  * Jobs a worker is processing now, each with where its AbortSignal comes from (`job.signal`).
  * Apart from the Job's own fields so that a job read by a Queue carries nothing for it, and the
- * signal itself is made only when a processor asks (see Worker.signalSource).
+ * signal itself is made only when a processor asks (see single-job-strategy.ts).
  */
-export const processingSignals = new WeakMap<Job, () => AbortSignal>();
+export const processingSignals = new WeakMap<Job, ProcessingSignalSource>();
 
 /** What Job.create and Job.createBulk add through (a Queue). */
 export interface JobAdder<T, R, N extends string> {
@@ -93,7 +96,8 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
    * processor returned).
    */
   get signal(): AbortSignal | undefined {
-    return processingSignals.get(this)?.();
+    const source = processingSignals.get(this);
+    return typeof source === 'function' ? source() : source?.jobSignal();
   }
 
   constructor(

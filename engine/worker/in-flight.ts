@@ -14,10 +14,13 @@ export type FlightPhase =
   /** Given back to wait by closeGracefully: whatever the processor does now is ignored. */
   | 'returned';
 
-export interface Flight {
-  readonly jobId: string;
-  readonly token: string;
-  phase: FlightPhase;
+/** Where a running job's `job.signal` comes from (the slot strategy that runs it). */
+export interface FlightSignals {
+  signalOf(flight: Flight): AbortSignal;
+}
+
+export class Flight {
+  phase: FlightPhase = 'running';
   /** Set by whenDone(): called once the Worker is done with the job. */
   onDone?: () => void;
   /**
@@ -25,15 +28,29 @@ export interface Flight {
    * rule: a third parameter, or a sandboxed processor) or that reads `job.signal` (made then):
    * worker.cancelJob aborts it.
    */
-  controller?: AbortController;
+  controller?: AbortController = undefined;
+
+  constructor(
+    readonly jobId: string,
+    readonly token: string,
+    private readonly signals?: FlightSignals,
+  ) {}
+
+  /**
+   * `job.signal` while the job runs: job.ts keeps the flight itself as the job's signal source,
+   * so that costs no closure per job.
+   */
+  jobSignal(): AbortSignal | undefined {
+    return this.signals ? this.signals.signalOf(this) : this.controller?.signal;
+  }
 }
 
 export class InFlightJobs {
   /** By job id: the jobs of one batch share a token. */
   private readonly flights = new Map<string, Flight>();
 
-  start(jobId: string, token: string): Flight {
-    const flight: Flight = { jobId, token, phase: 'running' };
+  start(jobId: string, token: string, signals?: FlightSignals): Flight {
+    const flight = new Flight(jobId, token, signals);
     this.flights.set(jobId, flight);
     return flight;
   }
