@@ -12,7 +12,13 @@ import {
   type DependencyCounts,
   type DependencyCountsOpts,
 } from './job-dependencies';
-import { decodeOptions, serializeData, validateJobOptions, type JobsOptions } from './job-options';
+import {
+  decodeOptions,
+  decodeOwnedOptions,
+  serializeData,
+  validateJobOptions,
+  type JobsOptions,
+} from './job-options';
 import { completeJob, extendJobLock, failJob, type NextJobTuple } from './job-finish';
 import { hashFromJobJson, jobJsonFromHash, type JobJson } from './job-json';
 import type { JobScope } from './job-scope';
@@ -125,10 +131,10 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
     id: string,
     hash: RawJobHash,
   ): Job<D, R, N> {
-    const opts = decodeOptions(parseJson<Record<string, unknown>>(hash.opts, {}));
+    const opts = decodeOwnedOptions(parseJson<Record<string, unknown>>(hash.opts, {}));
     const job = new Job<D, R, N>(
       scope,
-      (hash.name ?? '') as N,
+      sharedName(hash.name ?? '') as N,
       parseJson<D>(hash.data ?? '{}', {} as D),
       opts,
       id,
@@ -611,6 +617,22 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
       return [];
     }
   }
+}
+
+/** Job names seen, each kept once: a queue's jobs mostly share a handful of names. */
+const names = new Map<string, string>();
+const MAX_SHARED_NAMES = 1_000;
+
+/**
+ * The one copy of a job name read from Redis: every hash read brings its own string, which a
+ * worker would otherwise keep once per job it runs. Bounded, so that a queue of ever-new names
+ * costs no more than their first thousand.
+ */
+function sharedName(name: string): string {
+  const shared = names.get(name);
+  if (shared !== undefined) return shared;
+  if (names.size < MAX_SHARED_NAMES && name.length <= 64) names.set(name, name);
+  return name;
 }
 
 /** A JSON array of strings as written, else undefined (a foreign writer's field is not ours). */

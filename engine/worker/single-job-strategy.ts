@@ -12,7 +12,7 @@ import type { Flight, FlightSignals } from './in-flight';
 import type { JobOutcomes } from './job-outcomes';
 import type { Processor } from './processor';
 import type { SlotContext } from './slot-context';
-import type { SlotFetch, SlotStrategy } from './slot-strategy';
+import type { SlotEnd, SlotFetch, SlotStrategy } from './slot-strategy';
 
 /** A job a fetch locked, with the token it was locked with. */
 export type FetchedJob = Extract<FetchResult, { kind: 'job' }> & { token: string };
@@ -55,30 +55,40 @@ export class SingleJobStrategy<DataType, ReturnType, NameType extends string>
     await this.ctx.backend.moveActiveJobToWait(fetched.jobId, fetched.token);
   }
 
-  /**
-   * Runs one job and records its outcome; returns the next job when fetch-next got one.
-   *
-   * No async frame stays suspended while the processor runs, only one `then` on its promise
-   * (process below): at concurrency 10,000 a suspended frame (generator, registers, promise,
-   * await closures: some 450 bytes) is heap per in-flight job. The async methods here run
-   * before the processor starts or after it settled.
-   */
+  /** Runs one job and records its outcome; resolves with the next job when fetch-next got one. */
   run(fetched: FetchedJob): Promise<FetchedJob | undefined> {
-    const job = this.jobOf(fetched);
+    return new Promise((resolve, reject) => this.start(fetched, { next: resolve, failed: reject }));
+  }
+
+  /**
+   * run() reporting to `slot`, as the slot loop calls it. No async frame stays suspended while
+   * the processor runs, only one `then` on its promise (process below): at concurrency 10,000 a
+   * suspended frame (generator, registers, promise, await closures: some 450 bytes) is heap
+   * per in-flight job. The async methods here run before the processor starts or after it
+   * settled.
+   */
+  start(fetched: FetchedJob, slot: SlotEnd<FetchedJob>): void {
+    let job: Job<DataType, ReturnType, NameType> | undefined;
     let flight: Flight | undefined;
     try {
+      job = this.jobOf(fetched);
       const refusal = this.outcomes.refusalOf(job);
-      if (refusal) return this.refuse(job, refusal);
+      if (refusal) {
+        this.refuse(job, refusal).then(slot.next, slot.failed);
+        return;
+      }
       flight = this.startFlight(job);
       if (this.ctx.gracefulDeadlinePassed()) {
         // Fetched by a completion sent before closeGracefully, arriving after its deadline.
-        return this.giveBackLate(job, flight);
+        this.giveBackLate(job, flight).then(slot.next, slot.failed);
+        return;
       }
       const announced = this.outcomes.announceActive(job);
-      return announced ? this.processAfter(announced, job, flight) : this.process(job, flight);
+      if (announced) this.processAfter(announced, job, flight, slot);
+      else this.process(job, flight, slot);
     } catch (error) {
-      this.release(job, flight);
-      return Promise.reject(error);
+      if (job) this.release(job, flight);
+      slot.failed(error);
     }
   }
 
@@ -143,34 +153,36 @@ export class SingleJobStrategy<DataType, ReturnType, NameType extends string>
   }
 
   /** process() once the job's `active` work (its scheduler's next iteration) is done. */
-  private async processAfter(
+  private processAfter(
     announced: Promise<void>,
     job: Job<DataType, ReturnType, NameType>,
     flight: Flight,
-  ): Promise<FetchedJob | undefined> {
-    try {
-      await announced;
-    } catch (error) {
-      this.release(job, flight);
-      throw error;
-    }
-    return this.process(job, flight);
+    slot: SlotEnd<FetchedJob>,
+  ): void {
+    announced.then(
+      () => this.process(job, flight, slot),
+      (error: unknown) => {
+        this.release(job, flight);
+        slot.failed(error);
+      },
+    );
   }
 
   /** Calls the processor; its outcome is recorded once its promise settles. */
   private process(
     job: Job<DataType, ReturnType, NameType>,
     flight: Flight,
-  ): Promise<FetchedJob | undefined> {
+    slot: SlotEnd<FetchedJob>,
+  ): void {
     let running: Promise<ReturnType>;
     try {
       running = Promise.resolve(this.callProcessor(job, flight));
     } catch (error) {
       running = Promise.reject(error);
     }
-    return running.then(
-      (result) => this.succeeded(job, flight, result),
-      (error: unknown) => this.failed(job, flight, error),
+    running.then(
+      (result) => void this.succeeded(job, flight, result).then(slot.next, slot.failed),
+      (error: unknown) => void this.failed(job, flight, error).then(slot.next, slot.failed),
     );
   }
 

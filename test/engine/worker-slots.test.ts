@@ -116,4 +116,36 @@ describe('worker slots', () => {
       active: 0,
     });
   });
+
+  it('gives processors the names and options stored, short keys decoded, each job its own', async () => {
+    const name = uniqueQueueName('slots-fields');
+    const queue = track(new Queue(name, connection()));
+    const longName = 'n'.repeat(100);
+    await queue.add('alpha', { i: 0 }, { attempts: 3, keepLogs: 5, backoff: 10 });
+    await queue.add('alpha', { i: 1 }, { deduplication: { id: 'd1' } });
+    await queue.add(longName, { i: 2 });
+    const seen: Job[] = [];
+    const worker = track(
+      new Worker(name, async (job: Job) => void seen.push(job), {
+        ...connection(),
+        concurrency: 3,
+      }),
+    );
+    await waitFor(() => seen.length === 3);
+    await worker.close();
+    const byIndex = [...seen].sort((a, b) => a.data.i - b.data.i);
+    expect(byIndex.map((job) => job.name)).toEqual(['alpha', 'alpha', longName]);
+    expect(byIndex[0]!.opts).toMatchObject({ attempts: 3, keepLogs: 5 });
+    expect(byIndex[0]!.opts).not.toHaveProperty('kl');
+    expect(byIndex[1]!.opts).toMatchObject({ deduplication: { id: 'd1' } });
+    expect(byIndex[1]!.opts).not.toHaveProperty('de');
+    // The options a Queue reads back are the same, and not the same object as a worker's.
+    for (const job of byIndex) {
+      const read = (await queue.getJob(job.id))!;
+      expect(read.opts).toEqual(job.opts);
+      expect(read.opts).not.toBe(job.opts);
+    }
+    byIndex[0]!.opts.attempts = 9;
+    expect(byIndex[2]!.opts.attempts).not.toBe(9);
+  });
 });
