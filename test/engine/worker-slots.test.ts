@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { Queue, Worker, type Job } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
-import { redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
+import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 
 const track = useCleanup();
 const connection = () => ({ connection: redisOptions() });
@@ -147,5 +147,25 @@ describe('worker slots', () => {
     }
     byIndex[0]!.opts.attempts = 9;
     expect(byIndex[2]!.opts.attempts).not.toBe(9);
+  });
+
+  it('frees the slot of a job whose stored hash cannot be read into a Job, and says why', async () => {
+    const name = uniqueQueueName('slots-unreadable');
+    const queue = track(new Queue(name, connection()));
+    const redis = track(rawClient());
+    const bad = await queue.add('x', { i: 0 });
+    // `opts` that is JSON but not an object: building the Job throws.
+    await redis.hset(`bull:${name}:${bad.id}`, 'opts', 'null');
+    const good = await queue.add('x', { i: 1 });
+    const errors: Error[] = [];
+    const completed: string[] = [];
+    const worker = track(
+      new Worker(name, async (job: Job) => job.id, { ...connection(), concurrency: 1 }),
+    );
+    worker.on('error', (error) => errors.push(error));
+    worker.on('completed', (job) => completed.push(job.id));
+    await waitFor(() => completed.length === 1);
+    expect(completed).toEqual([good.id]);
+    expect(errors.length).toBeGreaterThan(0);
   });
 });
