@@ -21,7 +21,7 @@ import {
 } from './job-options';
 import { completeJob, extendJobLock, failJob, type NextJobTuple } from './job-finish';
 import { hashFromJobJson, jobJsonFromHash, type JobJson } from './job-json';
-import type { JobScope } from './job-scope';
+import { RUNNING_JOB_SIGNAL, type JobScope } from './job-scope';
 import { parentLinkFor } from './prepare-job';
 import { TraceContext } from './telemetry/trace-context';
 import { optionalInt, parseJson } from './hash-fields';
@@ -39,9 +39,9 @@ export const movedByProcessor = new WeakSet<Job>();
 export type ProcessingSignalSource = (() => AbortSignal) | { jobSignal(): AbortSignal | undefined };
 
 /**
- * Jobs a worker is processing now, each with where its AbortSignal comes from (`job.signal`).
- * Apart from the Job's own fields so that a job read by a Queue carries nothing for it, and the
- * signal itself is made only when a processor asks (see single-job-strategy.ts).
+ * Jobs a BatchWorker is processing now, each with where its AbortSignal comes from
+ * (`job.signal`). Apart from the Job's own fields so that a job read by a Queue carries nothing
+ * for it. A Worker's jobs are looked up through their scope instead (RUNNING_JOB_SIGNAL).
  */
 export const processingSignals = new WeakMap<Job, ProcessingSignalSource>();
 
@@ -103,7 +103,8 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
    */
   get signal(): AbortSignal | undefined {
     const source = processingSignals.get(this);
-    return typeof source === 'function' ? source() : source?.jobSignal();
+    if (source) return typeof source === 'function' ? source() : source.jobSignal();
+    return this.scope[RUNNING_JOB_SIGNAL]?.(this.id, this.token);
   }
 
   constructor(

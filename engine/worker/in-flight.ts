@@ -36,10 +36,7 @@ export class Flight {
     private readonly signals?: FlightSignals,
   ) {}
 
-  /**
-   * `job.signal` while the job runs: job.ts keeps the flight itself as the job's signal source,
-   * so that costs no closure per job.
-   */
+  /** `job.signal` while the job runs (the worker's RUNNING_JOB_SIGNAL looks it up here). */
   jobSignal(): AbortSignal | undefined {
     return this.signals ? this.signals.signalOf(this) : this.controller?.signal;
   }
@@ -59,6 +56,11 @@ export class InFlightJobs {
     if (this.flights.get(flight.jobId) !== flight) return;
     this.flights.delete(flight.jobId);
     flight.onDone?.();
+  }
+
+  /** The flight of a running job, if any. */
+  get(jobId: string): Flight | undefined {
+    return this.flights.get(jobId);
   }
 
   /** Resolves once the Worker is done with the job (outcome written or given up). */

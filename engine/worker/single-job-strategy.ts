@@ -5,7 +5,7 @@
  */
 import type { FetchResult, RawJobHash } from '../backend/queue-backend';
 import { DEFAULTS } from '../defaults';
-import { Job, processingSignals } from '../job';
+import { Job } from '../job';
 import { keepRule } from '../keep-jobs';
 import type { CompletionResult } from './completion-batcher';
 import type { Flight, FlightSignals } from './in-flight';
@@ -117,14 +117,13 @@ export class SingleJobStrategy<DataType, ReturnType, NameType extends string>
     if (this.processorTakesSignal && !ctx.abortSignal.aborted) {
       flight.controller = new AbortController();
     }
-    processingSignals.set(job, flight);
+    // job.signal finds it through the worker's RUNNING_JOB_SIGNAL (worker-base.ts).
     return flight;
   }
 
-  /** The worker is done with the job: no more lock renewal, signal, flight or attempt. */
+  /** The worker is done with the job: no more lock renewal, flight (nor signal) or attempt. */
   private release(job: Job<DataType, ReturnType, NameType>, flight?: Flight): void {
     if (flight) this.ctx.endFlight(flight);
-    processingSignals.delete(job);
     this.ctx.attempts.end(job);
   }
 

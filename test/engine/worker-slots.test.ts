@@ -6,7 +6,7 @@
  * `active` event to the processor's end), and forget the job once its outcome is written.
  */
 import { describe, expect, it } from 'vitest';
-import { Queue, Worker, type Job } from 'oxmq';
+import { Job, Queue, Worker } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 
@@ -167,5 +167,30 @@ describe('worker slots', () => {
     await waitFor(() => completed.length === 1);
     expect(completed).toEqual([good.id]);
     expect(errors.length).toBeGreaterThan(0);
+  });
+
+  it("finds job.signal through the worker only for the running job's own fetch", async () => {
+    const name = uniqueQueueName('slots-signal-scope');
+    const queue = track(new Queue(name, connection()));
+    const checks: (AbortSignal | undefined)[][] = [];
+    const worker: Worker = track(
+      new Worker(
+        name,
+        async (job: Job) => {
+          const same = (await Job.fromId(worker, job.id))!;
+          const untokened = same.signal;
+          same.token = job.token;
+          checks.push([job.signal, untokened, same.signal, (await queue.getJob(job.id))!.signal]);
+        },
+        connection(),
+      ),
+    );
+    await queue.add('x', {});
+    await waitFor(() => checks.length === 1);
+    const [own, untokened, tokened, fromQueue] = checks[0]!;
+    expect(own).toBeInstanceOf(AbortSignal);
+    expect(untokened).toBeUndefined();
+    expect(tokened).toBe(own);
+    expect(fromQueue).toBeUndefined();
   });
 });
