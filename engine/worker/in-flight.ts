@@ -21,14 +21,16 @@ export interface FlightSignals {
 
 export class Flight {
   phase: FlightPhase = 'running';
+  // The two fields below are set on rare paths only (closeGracefully, a signal asked for), so
+  // they are declared, not defined: an instance without them is 16 bytes smaller.
   /** Set by whenDone(): called once the Worker is done with the job. */
-  onDone?: () => void;
+  declare onDone?: () => void;
   /**
    * The job's own abort signal source, made only for a processor that takes a signal (bullmq's
    * rule: a third parameter, or a sandboxed processor) or that reads `job.signal` (made then):
    * worker.cancelJob aborts it.
    */
-  controller?: AbortController = undefined;
+  declare controller?: AbortController;
 
   constructor(
     readonly jobId: string,
