@@ -152,6 +152,19 @@ export function encodeOptions(opts: JobsOptions): Record<string, unknown> {
 }
 
 /** Reads `opts` JSON written by either library back into public option names. */
+/**
+ * decodeOptions for an object nobody else holds (a fresh JSON.parse result): returned itself when
+ * it has no short key to rename, which saves a copy per job a worker runs (a parsed object is
+ * also exactly sized, a built one is not).
+ */
+export function decodeOwnedOptions(raw: Record<string, unknown>): JobsOptions {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return decodeOptions(raw);
+  for (const key in raw) {
+    if (key === 'tm' || key === 'omc' || LONG_KEYS[key] !== undefined) return decodeOptions(raw);
+  }
+  return raw as JobsOptions;
+}
+
 export function decodeOptions(raw: Record<string, unknown>): JobsOptions {
   const decoded: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {

@@ -18,6 +18,13 @@ export interface JobFinishingContext {
   fetchIdentity(token: string): FetchIdentity | undefined;
 }
 
+/**
+ * The key of a Worker's lookup of `job.signal` for the jobs it runs one at a time: the job's
+ * in-flight record holds it, so a running job needs no entry of its own for it (at concurrency
+ * 10,000 that is heap per job). A symbol, so it widens no public API.
+ */
+export const RUNNING_JOB_SIGNAL: unique symbol = Symbol('oxmq.runningJobSignal');
+
 /** What a Job needs from the Queue or Worker that produced it. */
 export interface JobScope {
   readonly name: string;
@@ -28,4 +35,9 @@ export interface JobScope {
   readonly emitter?: EventEmitter;
   /** Set by a Worker (see JobFinishingContext). */
   readonly finishing?: JobFinishingContext;
+  /** Set by a Worker: the signal of its running job `jobId` fetched with `token`, if any. */
+  readonly [RUNNING_JOB_SIGNAL]?: (
+    jobId: string,
+    token: string | undefined,
+  ) => AbortSignal | undefined;
 }

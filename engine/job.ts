@@ -12,10 +12,16 @@ import {
   type DependencyCounts,
   type DependencyCountsOpts,
 } from './job-dependencies';
-import { decodeOptions, serializeData, validateJobOptions, type JobsOptions } from './job-options';
+import {
+  decodeOptions,
+  decodeOwnedOptions,
+  serializeData,
+  validateJobOptions,
+  type JobsOptions,
+} from './job-options';
 import { completeJob, extendJobLock, failJob, type NextJobTuple } from './job-finish';
 import { hashFromJobJson, jobJsonFromHash, type JobJson } from './job-json';
-import type { JobScope } from './job-scope';
+import { RUNNING_JOB_SIGNAL, type JobScope } from './job-scope';
 import { parentLinkFor } from './prepare-job';
 import { TraceContext } from './telemetry/trace-context';
 import { optionalInt, parseJson } from './hash-fields';
@@ -29,12 +35,15 @@ export type ParentLink = ParentLinkFields;
  */
 export const movedByProcessor = new WeakSet<Job>();
 
+/** Where a job being processed gets its `job.signal`: a function, or an object that holds it. */
+export type ProcessingSignalSource = (() => AbortSignal) | { jobSignal(): AbortSignal | undefined };
+
 /**
- * Jobs a worker is processing now, each with where its AbortSignal comes from (`job.signal`).
- * Apart from the Job's own fields so that a job read by a Queue carries nothing for it, and the
- * signal itself is made only when a processor asks (see Worker.signalSource).
+ * Jobs a BatchWorker is processing now, each with where its AbortSignal comes from
+ * (`job.signal`). Apart from the Job's own fields so that a job read by a Queue carries nothing
+ * for it. A Worker's jobs are looked up through their scope instead (RUNNING_JOB_SIGNAL).
  */
-export const processingSignals = new WeakMap<Job, () => AbortSignal>();
+export const processingSignals = new WeakMap<Job, ProcessingSignalSource>();
 
 /** What Job.create and Job.createBulk add through (a Queue). */
 export interface JobAdder<T, R, N extends string> {
@@ -93,7 +102,9 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
    * processor returned).
    */
   get signal(): AbortSignal | undefined {
-    return processingSignals.get(this)?.();
+    const source = processingSignals.get(this);
+    if (source) return typeof source === 'function' ? source() : source.jobSignal();
+    return this.scope[RUNNING_JOB_SIGNAL]?.(this.id, this.token);
   }
 
   constructor(
@@ -121,10 +132,10 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
     id: string,
     hash: RawJobHash,
   ): Job<D, R, N> {
-    const opts = decodeOptions(parseJson<Record<string, unknown>>(hash.opts, {}));
+    const opts = decodeOwnedOptions(parseJson<Record<string, unknown>>(hash.opts, {}));
     const job = new Job<D, R, N>(
       scope,
-      (hash.name ?? '') as N,
+      sharedName(hash.name ?? '') as N,
       parseJson<D>(hash.data ?? '{}', {} as D),
       opts,
       id,
@@ -607,6 +618,22 @@ export class Job<DataType = any, ReturnType = any, NameType extends string = str
       return [];
     }
   }
+}
+
+/** Job names seen, each kept once: a queue's jobs mostly share a handful of names. */
+const names = new Map<string, string>();
+const MAX_SHARED_NAMES = 1_000;
+
+/**
+ * The one copy of a job name read from Redis: every hash read brings its own string, which a
+ * worker would otherwise keep once per job it runs. Bounded, so that a queue of ever-new names
+ * costs no more than their first thousand.
+ */
+function sharedName(name: string): string {
+  const shared = names.get(name);
+  if (shared !== undefined) return shared;
+  if (names.size < MAX_SHARED_NAMES && name.length <= 64) names.set(name, name);
+  return name;
 }
 
 /** A JSON array of strings as written, else undefined (a foreign writer's field is not ours). */

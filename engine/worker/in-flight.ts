@@ -14,26 +14,42 @@ export type FlightPhase =
   /** Given back to wait by closeGracefully: whatever the processor does now is ignored. */
   | 'returned';
 
-export interface Flight {
-  readonly jobId: string;
-  readonly token: string;
-  phase: FlightPhase;
+/** Where a running job's `job.signal` comes from (the slot strategy that runs it). */
+export interface FlightSignals {
+  signalOf(flight: Flight): AbortSignal;
+}
+
+export class Flight {
+  phase: FlightPhase = 'running';
+  // The two fields below are set on rare paths only (closeGracefully, a signal asked for), so
+  // they are declared, not defined: an instance without them is 16 bytes smaller.
   /** Set by whenDone(): called once the Worker is done with the job. */
-  onDone?: () => void;
+  declare onDone?: () => void;
   /**
    * The job's own abort signal source, made only for a processor that takes a signal (bullmq's
    * rule: a third parameter, or a sandboxed processor) or that reads `job.signal` (made then):
    * worker.cancelJob aborts it.
    */
-  controller?: AbortController;
+  declare controller?: AbortController;
+
+  constructor(
+    readonly jobId: string,
+    readonly token: string,
+    private readonly signals?: FlightSignals,
+  ) {}
+
+  /** `job.signal` while the job runs (the worker's RUNNING_JOB_SIGNAL looks it up here). */
+  jobSignal(): AbortSignal | undefined {
+    return this.signals ? this.signals.signalOf(this) : this.controller?.signal;
+  }
 }
 
 export class InFlightJobs {
   /** By job id: the jobs of one batch share a token. */
   private readonly flights = new Map<string, Flight>();
 
-  start(jobId: string, token: string): Flight {
-    const flight: Flight = { jobId, token, phase: 'running' };
+  start(jobId: string, token: string, signals?: FlightSignals): Flight {
+    const flight = new Flight(jobId, token, signals);
     this.flights.set(jobId, flight);
     return flight;
   }
@@ -42,6 +58,11 @@ export class InFlightJobs {
     if (this.flights.get(flight.jobId) !== flight) return;
     this.flights.delete(flight.jobId);
     flight.onDone?.();
+  }
+
+  /** The flight of a running job, if any. */
+  get(jobId: string): Flight | undefined {
+    return this.flights.get(jobId);
   }
 
   /** Resolves once the Worker is done with the job (outcome written or given up). */

@@ -27,14 +27,17 @@ export class JobOutcomes<DataType, ReturnType, NameType extends string> {
     return undefined;
   }
 
-  /** The job starts: its `active` event, and the next iteration of its job scheduler if any. */
-  async announceActive(job: Job<DataType, ReturnType, NameType>): Promise<void> {
+  /**
+   * The job starts: its `active` event, and the next iteration of its job scheduler if any.
+   * Returns a promise only when there is something to wait for (a scheduler's job), so the
+   * common job starts its processor without one.
+   */
+  announceActive(job: Job<DataType, ReturnType, NameType>): Promise<void> | undefined {
     this.ctx.emit('active', job, 'waiting');
-    if (job.repeatJobKey) {
-      await this.ctx.scheduler
-        .createNextIteration(job)
-        .catch((error: unknown) => this.ctx.emitError(error));
-    }
+    if (!job.repeatJobKey) return undefined;
+    return this.ctx.scheduler
+      .createNextIteration(job)
+      .then(undefined, (error: unknown) => this.ctx.emitError(error));
   }
 
   /**

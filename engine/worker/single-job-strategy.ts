@@ -3,25 +3,31 @@
  * the next. With several slots free (a start, a burst after idling) one call takes a job for
  * each, up to maxFetchBatch, instead of one round trip per slot.
  */
-import type { FetchResult } from '../backend/queue-backend';
+import type { FetchResult, RawJobHash } from '../backend/queue-backend';
 import { DEFAULTS } from '../defaults';
-import { Job, processingSignals } from '../job';
+import { Job } from '../job';
 import { keepRule } from '../keep-jobs';
 import type { CompletionResult } from './completion-batcher';
-import type { Flight } from './in-flight';
+import type { Flight, FlightSignals } from './in-flight';
 import type { JobOutcomes } from './job-outcomes';
 import type { Processor } from './processor';
 import type { SlotContext } from './slot-context';
-import type { SlotFetch, SlotStrategy } from './slot-strategy';
+import type { SlotEnd, SlotFetch, SlotStrategy } from './slot-strategy';
 
 /** A job a fetch locked, with the token it was locked with. */
 export type FetchedJob = Extract<FetchResult, { kind: 'job' }> & { token: string };
 
-export class SingleJobStrategy<
-  DataType,
-  ReturnType,
-  NameType extends string,
-> implements SlotStrategy<FetchedJob> {
+/**
+ * A fetched job as an object literal of fixed shape: a spread (`{ ...job, token }`) gives an
+ * object with its properties out of line, 40 bytes more per job held by its slot.
+ */
+function fetchedJob(job: { jobId: string; hash: RawJobHash }, token: string): FetchedJob {
+  return { kind: 'job', jobId: job.jobId, hash: job.hash, token };
+}
+
+export class SingleJobStrategy<DataType, ReturnType, NameType extends string>
+  implements SlotStrategy<FetchedJob>, FlightSignals
+{
   constructor(
     private readonly ctx: SlotContext,
     private readonly outcomes: JobOutcomes<DataType, ReturnType, NameType>,
@@ -39,97 +45,205 @@ export class SingleJobStrategy<
         maxBatchBytes: 0,
       });
       if (fetched.kind === 'none') return fetched;
-      return {
-        kind: 'work',
-        works: fetched.jobs.map((job) => ({ kind: 'job' as const, ...job, token })),
-      };
+      return { kind: 'work', works: fetched.jobs.map((job) => fetchedJob(job, token)) };
     }
     const result = await backend.fetchNextJob(this.ctx.identity(token));
-    return result.kind === 'job' ? { kind: 'work', works: [{ ...result, token }] } : result;
+    return result.kind === 'job' ? { kind: 'work', works: [fetchedJob(result, token)] } : result;
   }
 
   async giveBack(fetched: FetchedJob): Promise<void> {
     await this.ctx.backend.moveActiveJobToWait(fetched.jobId, fetched.token);
   }
 
-  /** Runs one job and records its outcome; returns the next job when fetch-next got one. */
-  async run(fetched: FetchedJob): Promise<FetchedJob | undefined> {
-    const { ctx, outcomes } = this;
-    const job = Job.fromHash<DataType, ReturnType, NameType>(
-      ctx.scope,
-      fetched.jobId,
-      fetched.hash,
-    );
-    // The Job holds what it needs; the raw hash would otherwise live as long as the slot's
-    // reference to `fetched` (the whole run): at concurrency 10,000 that is heap per job.
-    (fetched as { hash?: unknown }).hash = undefined;
-    const token = fetched.token;
-    job.token = token;
-    // Its span and metrics, ended in the finally below (one async frame per job: at concurrency
-    // 10,000 a second suspended frame would be heap per in-flight job).
-    const attempt = ctx.attempts.start(job);
-    try {
-      const refusal = outcomes.refusalOf(job);
-      if (refusal) {
-        await outcomes.failJob(job, token, refusal);
-        return undefined;
-      }
+  /** Runs one job and records its outcome; resolves with the next job when fetch-next got one. */
+  run(fetched: FetchedJob): Promise<FetchedJob | undefined> {
+    return new Promise((resolve, reject) => this.start(fetched, { next: resolve, failed: reject }));
+  }
 
-      ctx.lockRenewer.track(job.id, token);
-      const flight = ctx.inFlight.start(job.id, token);
-      const signal = this.signalFor(flight);
-      processingSignals.set(job, () => this.jobSignal(flight, signal));
-      if (ctx.gracefulDeadlinePassed()) {
+  /**
+   * run() reporting to `slot`, as the slot loop calls it. No async frame stays suspended while
+   * the processor runs, only one `then` on its promise (process below): at concurrency 10,000 a
+   * suspended frame (generator, registers, promise, await closures: some 450 bytes) is heap
+   * per in-flight job. The async methods here run before the processor starts or after it
+   * settled.
+   */
+  start(fetched: FetchedJob, slot: SlotEnd<FetchedJob>): void {
+    let job: Job<DataType, ReturnType, NameType> | undefined;
+    let flight: Flight | undefined;
+    try {
+      job = this.jobOf(fetched);
+      const refusal = this.outcomes.refusalOf(job);
+      if (refusal) {
+        this.refuse(job, refusal).then(slot.next, slot.failed);
+        return;
+      }
+      flight = this.startFlight(job);
+      if (this.ctx.gracefulDeadlinePassed()) {
         // Fetched by a completion sent before closeGracefully, arriving after its deadline.
-        await ctx.giveBack(flight).finally(() => ctx.inFlight.end(flight));
-        return undefined;
+        this.giveBackLate(job, flight).then(slot.next, slot.failed);
+        return;
       }
-      await outcomes.announceActive(job);
-      try {
-        let result: ReturnType;
-        try {
-          // Inside the attempt's span when tracing (no closure per job otherwise).
-          const { processor } = this;
-          result = await (attempt.span
-            ? attempt.span.run(() => processor(job, token, signal))
-            : processor(job, token, signal));
-        } catch (error) {
-          if (outcomes.isGivenUp(flight, error)) return undefined;
-          flight.phase = 'finishing';
-          await outcomes.handleProcessorError(job, token, error);
-          return undefined;
-        }
-        if (outcomes.isGivenUp(flight)) return undefined;
-        flight.phase = 'finishing';
-        return await this.complete(job, token, result);
-      } finally {
-        ctx.endFlight(flight);
-      }
-    } finally {
-      processingSignals.delete(job);
-      ctx.attempts.end(job);
+      const announced = this.outcomes.announceActive(job);
+      if (announced) this.processAfter(announced, job, flight, slot);
+      else this.process(job, flight, slot);
+    } catch (error) {
+      if (job) this.release(job, flight);
+      slot.failed(error);
     }
   }
 
-  /**
-   * The signal a job's processor gets: its own (worker.cancelJob aborts it, and so does the
-   * worker's) when the processor takes one, else the worker's alone, with no object per job.
-   */
-  private signalFor(flight: Flight): AbortSignal {
-    const workerSignal = this.ctx.abortSignal;
-    if (!this.processorTakesSignal || workerSignal.aborted) return workerSignal;
-    flight.controller = new AbortController();
-    return flight.controller.signal;
+  /** The Job of a fetched job, locked with its token; its span and metrics start here. */
+  private jobOf(fetched: FetchedJob): Job<DataType, ReturnType, NameType> {
+    const job = Job.fromHash<DataType, ReturnType, NameType>(
+      this.ctx.scope,
+      fetched.jobId,
+      fetched.hash,
+    );
+    // The Job holds what it needs; nothing else keeps the raw hash.
+    (fetched as { hash?: unknown }).hash = undefined;
+    job.token = fetched.token;
+    // Ended in release().
+    this.ctx.attempts.start(job);
+    return job;
+  }
+
+  /** The job runs here from now: its lock is renewed, it is in flight, it has its signal. */
+  private startFlight(job: Job<DataType, ReturnType, NameType>): Flight {
+    const { ctx } = this;
+    const token = job.token!;
+    ctx.lockRenewer.track(job.id, token);
+    const flight = ctx.inFlight.start(job.id, token, this);
+    // bullmq's rule: a per-job AbortSignal (cancelJob) for a processor that takes one.
+    if (this.processorTakesSignal && !ctx.abortSignal.aborted) {
+      flight.controller = new AbortController();
+    }
+    // job.signal finds it through the worker's RUNNING_JOB_SIGNAL (worker-base.ts).
+    return flight;
+  }
+
+  /** The worker is done with the job: no more lock renewal, flight (nor signal) or attempt. */
+  private release(job: Job<DataType, ReturnType, NameType>, flight?: Flight): void {
+    if (flight) this.ctx.endFlight(flight);
+    this.ctx.attempts.end(job);
+  }
+
+  private async refuse(
+    job: Job<DataType, ReturnType, NameType>,
+    refusal: Error,
+  ): Promise<undefined> {
+    try {
+      await this.outcomes.failJob(job, job.token!, refusal);
+      return undefined;
+    } finally {
+      this.release(job);
+    }
+  }
+
+  private async giveBackLate(
+    job: Job<DataType, ReturnType, NameType>,
+    flight: Flight,
+  ): Promise<undefined> {
+    try {
+      await this.ctx.giveBack(flight);
+      return undefined;
+    } finally {
+      this.release(job, flight);
+    }
+  }
+
+  /** process() once the job's `active` work (its scheduler's next iteration) is done. */
+  private processAfter(
+    announced: Promise<void>,
+    job: Job<DataType, ReturnType, NameType>,
+    flight: Flight,
+    slot: SlotEnd<FetchedJob>,
+  ): void {
+    announced.then(
+      () => this.process(job, flight, slot),
+      (error: unknown) => {
+        this.release(job, flight);
+        slot.failed(error);
+      },
+    );
+  }
+
+  /** Calls the processor; its outcome is recorded once its promise settles. */
+  private process(
+    job: Job<DataType, ReturnType, NameType>,
+    flight: Flight,
+    slot: SlotEnd<FetchedJob>,
+  ): void {
+    let running: Promise<ReturnType>;
+    try {
+      running = Promise.resolve(this.callProcessor(job, flight));
+    } catch (error) {
+      running = Promise.reject(error);
+    }
+    running.then(
+      (result) => void this.succeeded(job, flight, result).then(slot.next, slot.failed),
+      (error: unknown) => void this.failed(job, flight, error).then(slot.next, slot.failed),
+    );
+  }
+
+  private async succeeded(
+    job: Job<DataType, ReturnType, NameType>,
+    flight: Flight,
+    result: ReturnType,
+  ): Promise<FetchedJob | undefined> {
+    try {
+      if (this.outcomes.isGivenUp(flight)) return undefined;
+      flight.phase = 'finishing';
+      return await this.complete(job, job.token!, result);
+    } finally {
+      this.release(job, flight);
+    }
+  }
+
+  private async failed(
+    job: Job<DataType, ReturnType, NameType>,
+    flight: Flight,
+    error: unknown,
+  ): Promise<undefined> {
+    try {
+      if (this.outcomes.isGivenUp(flight, error)) return undefined;
+      flight.phase = 'finishing';
+      await this.outcomes.handleProcessorError(job, job.token!, error);
+      return undefined;
+    } finally {
+      this.release(job, flight);
+    }
+  }
+
+  /** The processor's promise, inside the attempt's span when tracing (no closure otherwise). */
+  private callProcessor(
+    job: Job<DataType, ReturnType, NameType>,
+    flight: Flight,
+  ): ReturnType | Promise<ReturnType> {
+    const { processor } = this;
+    const token = job.token!;
+    const signal = this.processorSignal(flight);
+    const span = this.ctx.attempts.of(job)?.span;
+    return span ? span.run(() => processor(job, token, signal)) : processor(job, token, signal);
   }
 
   /**
-   * `job.signal`: the signal the processor got when it takes one; otherwise one made on first
-   * use, so a processor of one parameter that watches job.signal is cancellable too, while one
-   * that never reads it costs no AbortController per job.
+   * The signal a job's processor gets: its own (made in begin(); worker.cancelJob aborts it, and
+   * so does the worker's) when the processor takes one, else the worker's alone.
    */
-  private jobSignal(flight: Flight, given: AbortSignal): AbortSignal {
+  private processorSignal(flight: Flight): AbortSignal {
+    return this.processorTakesSignal && flight.controller
+      ? flight.controller.signal
+      : this.ctx.abortSignal;
+  }
+
+  /**
+   * `job.signal` (FlightSignals): the signal the processor got when it takes one; otherwise one
+   * made on first use, so a processor of one parameter that watches job.signal is cancellable
+   * too, while one that never reads it costs no AbortController per job.
+   */
+  signalOf(flight: Flight): AbortSignal {
     if (flight.controller) return flight.controller.signal;
-    if (this.processorTakesSignal || this.ctx.abortSignal.aborted) return given;
+    if (this.processorTakesSignal || this.ctx.abortSignal.aborted) return this.ctx.abortSignal;
     flight.controller = new AbortController();
     return flight.controller.signal;
   }
@@ -175,7 +289,7 @@ export class SingleJobStrategy<
 
   private acceptNext(next: FetchResult | undefined, token: string): FetchedJob | undefined {
     if (!next) return undefined;
-    if (next.kind === 'job') return { ...next, token };
+    if (next.kind === 'job') return fetchedJob(next, token);
     this.ctx.rateLimit.limitFor(next.rateLimitTtl);
     return undefined;
   }

@@ -16,7 +16,7 @@ import { connect, release, untilDisconnected, type ManagedConnection } from '../
 import { DEFAULTS } from '../defaults';
 import { ClosedError, RateLimitError, ValidationError } from '../errors';
 import { Job } from '../job';
-import type { JobFinishingContext } from '../job-scope';
+import { RUNNING_JOB_SIGNAL, type JobFinishingContext } from '../job-scope';
 import { JobScheduler } from '../job-scheduler';
 import { assertClusterSafeQueue, hashTaggedName } from '../cluster-slots';
 import { QueueKeys } from '../keys';
@@ -88,6 +88,17 @@ export abstract class WorkerBase<
   /** close(true) and closeGracefully's deadline abort it; each job's signal follows it. */
   protected readonly abort = new AbortController();
   private readonly inFlight = new InFlightJobs();
+  /**
+   * JobScope's lookup of `job.signal` for a job this worker runs one at a time: its flight's,
+   * while the flight is the one of the job's own fetch (same token).
+   */
+  readonly [RUNNING_JOB_SIGNAL] = (
+    jobId: string,
+    token: string | undefined,
+  ): AbortSignal | undefined => {
+    const flight = this.inFlight.get(jobId);
+    return flight && flight.token === token ? flight.jobSignal() : undefined;
+  };
   /** How long closing waits for running jobs; closeGracefully's deadline and report. */
   private readonly graceful: GracefulClose;
   private tokenCounter = 0;
