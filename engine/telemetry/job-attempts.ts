@@ -119,7 +119,7 @@ export class JobAttempts {
    */
   recordStalls(stalled: { jobId: string; carrier: TraceCarrier; stalledCount: number }[]): void {
     for (const { jobId, carrier, stalledCount } of stalled) {
-      const span = this.startSpan({
+      const span = this.startSpan(() => ({
         name: spanName('stalled', this.source.name),
         kind: 'consumer',
         parent: carrier,
@@ -130,7 +130,7 @@ export class JobAttempts {
           [ATTR.prefix]: this.source.prefix,
           [ATTR.stalledCount]: stalledCount,
         },
-      });
+      }));
       span?.addEvent(SPAN_EVENT.stalled, { [ATTR.stalledCount]: stalledCount });
       span?.end();
     }
@@ -162,10 +162,13 @@ export class JobAttempts {
     this.metrics.started(restart, waitMs);
   }
 
-  /** Starts a span, or reports the tracer's failure and goes on without one. */
-  private startSpan(options: Parameters<JobTracer['start']>[0]): JobSpan | undefined {
+  /**
+   * Starts a span, or reports the tracer's failure and goes on without one. The options are
+   * built only when a tracer is on: without one, a job pays for no attributes or carrier.
+   */
+  private startSpan(options: () => Parameters<JobTracer['start']>[0]): JobSpan | undefined {
     try {
-      return this.tracer.isEnabled() ? this.tracer.start(options) : undefined;
+      return this.tracer.isEnabled() ? this.tracer.start(options()) : undefined;
     } catch (error) {
       this.source.onError(error);
       return undefined;
@@ -175,14 +178,14 @@ export class JobAttempts {
   /** The attempt of one job, with a span of its own. */
   start(job: Job): Attempt {
     this.recordStart(job);
-    const span = this.startSpan({
+    const span = this.startSpan(() => ({
       name: spanName('process', this.source.name),
       kind: 'consumer',
       parent: carrierOfJob(job),
       attributes: this.attributesOf(job),
       // A flow parent links to the children its FlowProducer created (their create spans).
       links: job.childTraceparents?.map((traceparent) => ({ traceparent })),
-    });
+    }));
     const attempt = new Attempt(span, this.metrics);
     this.attempts.set(job, attempt);
     return attempt;
@@ -193,7 +196,7 @@ export class JobAttempts {
    * batch has many parents, so it starts a trace of its own).
    */
   startBatch(jobs: Job[]): { attempts: Attempt[]; span?: JobSpan } {
-    const span = this.startSpan({
+    const span = this.startSpan(() => ({
       name: spanName('process', this.source.name),
       kind: 'consumer',
       parent: undefined,
@@ -207,7 +210,7 @@ export class JobAttempts {
         [ATTR.batchCount]: jobs.length,
         [ATTR.batchSize]: jobs.length,
       },
-    });
+    }));
     const failures = { count: 0 };
     const attempts = jobs.map((job) => {
       this.recordStart(job);

@@ -27,7 +27,9 @@ export interface CompletionResult {
   next?: FetchResult & { token?: string };
 }
 
-interface Pending extends Completion {
+/** A completion with its promise's callbacks: one fixed-shape record per job, no copy. */
+interface Pending {
+  completion: Completion;
   resolve: (result: CompletionResult) => void;
   reject: (error: unknown) => void;
 }
@@ -69,7 +71,7 @@ export class CompletionBatcher {
 
   complete(completion: Completion): Promise<CompletionResult> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ ...completion, resolve, reject });
+      this.pending.push({ completion, resolve, reject });
       if (!this.coalesce || this.pending.length >= this.limit) this.flush();
       else if (!this.scheduled) {
         this.scheduled = true;
@@ -95,18 +97,19 @@ export class CompletionBatcher {
   }
 
   private async sendOne(entry: Pending): Promise<void> {
+    const { completion } = entry;
     try {
       const next = await this.backend.finishJob({
-        jobId: entry.jobId,
-        token: entry.token,
+        jobId: completion.jobId,
+        token: completion.token,
         outcome: 'completed',
-        value: entry.value,
-        keep: entry.keep,
-        attempts: entry.attempts,
-        fetchNext: entry.fetchNext,
+        value: completion.value,
+        keep: completion.keep,
+        attempts: completion.attempts,
+        fetchNext: completion.fetchNext,
         metricsMaxDataPoints: this.metricsMaxDataPoints(),
       });
-      entry.resolve({ next: next && { ...next, token: entry.fetchNext?.token } });
+      entry.resolve({ next: next && { ...next, token: completion.fetchNext?.token } });
     } catch (error) {
       // A script's refusal (a typed error) belongs to this job alone.
       if (error instanceof OxmqError) entry.resolve({ error });
@@ -115,31 +118,34 @@ export class CompletionBatcher {
   }
 
   private async sendMany(batch: Pending[]): Promise<void> {
-    const wanting = batch.filter((entry) => entry.fetchNext);
-    const identity = wanting[0]?.fetchNext;
+    let wanting = 0;
+    let identity: FetchIdentity | undefined;
+    for (const { completion } of batch) {
+      if (!completion.fetchNext) continue;
+      wanting += 1;
+      identity ??= completion.fetchNext;
+    }
     const { errors, next } = await this.backend.completeJobBatch({
       // Each job with its own token; the batch token is only a fallback the script never needs.
-      token: batch[0]!.token,
-      jobs: batch.map((entry) => ({
-        jobId: entry.jobId,
-        value: entry.value,
-        keep: entry.keep,
-        token: entry.token,
-      })),
+      token: batch[0]!.completion.token,
+      // A Completion carries every field a batch entry needs (jobId, value, keep, token).
+      jobs: batch.map((entry) => entry.completion),
       metricsMaxDataPoints: this.metricsMaxDataPoints(),
-      fetchNext: identity && { identity, batchSize: wanting.length, maxBatchBytes: 0 },
+      fetchNext: identity && { identity, batchSize: wanting, maxBatchBytes: 0 },
     });
     // The next jobs share the token of the first identity: hand one to each completion that
     // wanted one, in order; a "none" (rate limited, empty) goes to all of them.
-    const jobs = next?.kind === 'batch' ? [...next.jobs] : [];
+    const jobs = next?.kind === 'batch' ? next.jobs : [];
+    let handedOut = 0;
     for (const [index, entry] of batch.entries()) {
       const error = errors[index];
       let given: CompletionResult['next'];
-      if (entry.fetchNext && next) {
+      if (entry.completion.fetchNext && next) {
         if (next.kind === 'none') given = next;
         else {
-          const job = jobs.shift();
-          if (job) given = { kind: 'job', ...job, token: identity!.token };
+          const job = jobs[handedOut++];
+          if (job)
+            given = { kind: 'job', jobId: job.jobId, hash: job.hash, token: identity!.token };
         }
       }
       entry.resolve({ error, next: given });

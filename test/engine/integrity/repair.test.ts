@@ -82,7 +82,10 @@ describe('repairIntegrityFindings', () => {
     expect((await check()).clean).toBe(true);
     expect(await redis.hget(key(a.id!), 'data')).toBe('{"keep":1}');
     expect(await process(1)).toEqual(['a']);
-    expect(await redis.zscore(key('completed'), a.id!)).not.toBeNull();
+    // The processor has returned; its completion reaches Redis a moment later.
+    await waitFor(async () =>
+      (await redis.zscore(key('completed'), a.id!)) !== null ? true : null,
+    );
   });
 
   it('priority-counter: raises pc so later jobs of that priority queue behind', async () => {
