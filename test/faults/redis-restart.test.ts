@@ -94,7 +94,8 @@ test('kill -9 with appendfsync everysec: nothing acknowledged lost while fsyncs 
   const result = await killEverysec(track, {
     scenario: 'redis-server kill -9 + restart (AOF everysec)',
     fsyncDelayMs: 0,
-    jobs: 300,
+    // Enough adds to still be adding when the kill comes (about 100 a second).
+    jobs: 450,
     addEveryMs: 10,
     faultAfterMs: 3_000,
   });
@@ -108,7 +109,9 @@ test('kill -9 with appendfsync everysec on a busy disk: only the last ~2 s of wr
   const result = await killEverysec(track, {
     scenario: 'redis-server kill -9 + restart (AOF everysec, fsync 3 s slower)',
     fsyncDelayMs: 3_000,
-    jobs: 400,
+    // Enough adds to still be adding when the kill comes (about 100 a second): writes postponed
+    // at the kill are then sure to include acknowledged adds.
+    jobs: 650,
     addEveryMs: 10,
     faultAfterMs: 4_500,
   });
