@@ -193,7 +193,7 @@ export function resumedAfter(worker: FaultWorker, since: number): number | undef
 /** One line per scenario run, collected for docs/reliability.md. */
 export function printResult(
   scenario: string,
-  result: DeliveryResult & { faults: number; maxRecoveryMs: number },
+  result: DeliveryResult & { faults: number; maxRecoveryMs: number; completedUnreported?: number },
 ): void {
   console.log(`FAULT-RESULT ${JSON.stringify({ scenario, ...result })}`);
 }
