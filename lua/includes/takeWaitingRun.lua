@@ -7,8 +7,9 @@
 -- cut with one LTRIM and pushed onto `active` with one LPUSH, in the order one-by-one pops
 -- would leave. Each job still gets its own hash read, lock, `active` event and start fields,
 -- which bullmq workers, QueueEvents and Bull-Board read.
--- Returns the number of jobs taken into hashes/ids (0 when the case does not apply or wait is
--- empty); the caller's per-job path takes the rest (prioritized jobs, grouped work).
+-- Appends the jobs taken to hashes/ids, which the caller passes empty, and returns how many
+-- (0 when the case does not apply or wait is empty); the caller's per-job path takes the rest
+-- (prioritized jobs, grouped work).
 -- batch: fetchJobBatch's table; gets `meta` and, once delayed jobs were promoted here, `later`.
 
 local function takeWaitingRun(k, Q, now, w, batch, batchSize, hashes, ids)
@@ -31,7 +32,6 @@ local function takeWaitingRun(k, Q, now, w, batch, batchSize, hashes, ids)
   end
   redis.call("LTRIM", k.wait, 0, -(#run + 1))
   local nowText = string.format("%.0f", now)
-  local taken = {}
   -- The tail of the list is next in line: the run is walked from its end.
   for i = #run, 1, -1 do
     local jobId = run[i]
@@ -52,13 +52,12 @@ local function takeWaitingRun(k, Q, now, w, batch, batchSize, hashes, ids)
         batchedCall("RPUSH", k.wait, rest)
         break
       end
-      taken[#taken + 1] = jobId
       startJob(k, Q, jobId, flat, at, w, nowText)
       hashes[#hashes + 1] = flat
       ids[#ids + 1] = jobId
     end
   end
   -- LPUSH of the taken ids in order leaves the last one at the head, as its pop would have.
-  batchedCall("LPUSH", k.active, taken)
-  return #taken
+  batchedCall("LPUSH", k.active, ids)
+  return #ids
 end
