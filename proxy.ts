@@ -4,7 +4,8 @@
  * 1. Route protection: every page and API route needs a session except /login, /api/auth/* and
  *    /api/health (see `config.matcher`; API requests with a body are left to the route's own
  *    check). A session counts only while its user is still configured with the same credential
- *    (lib/server/users.ts). Pages without one redirect to /login; API routes answer 401 JSON,
+ *    (lib/server/users.ts) and the session has not been signed out or outlived its absolute lifetime
+ *    (lib/server/auth.ts). Pages without one redirect to /login; API routes answer 401 JSON,
  *    since a redirect means nothing to fetch(). Route handlers check the session again in
  *    withRoute: this is the outer wall.
  * 2. Page headers: a fresh nonce per page and the Content-Security-Policy that names it, set on
@@ -42,9 +43,9 @@ let authProxy: NextMiddlewareWithAuth | undefined;
 // Built on the first request: the secret comes from the validated environment, read at runtime.
 function buildAuthProxy(): NextMiddlewareWithAuth {
   return withAuth(
-    (request) => {
+    async (request) => {
       if (request.nextUrl.pathname.startsWith('/api/')) {
-        if (userOfToken(request.nextauth.token)) return NextResponse.next();
+        if (await userOfToken(request.nextauth.token)) return NextResponse.next();
         const body: ApiError = { code: 'UNAUTHENTICATED', message: 'Sign in first' };
         return NextResponse.json(body, { status: 401 });
       }
@@ -55,9 +56,10 @@ function buildAuthProxy(): NextMiddlewareWithAuth {
       pages: { signIn: LOGIN_PATH },
       callbacks: {
         // API routes always reach the function above, which answers 401 itself. A token is not
-        // enough for a page: its user must still be configured with the same credential.
-        authorized: ({ req, token }) =>
-          req.nextUrl.pathname.startsWith('/api/') || userOfToken(token) !== null,
+        // enough for a page: its user must still be configured with the same credential, and
+        // the session neither signed out nor past its lifetime.
+        authorized: async ({ req, token }) =>
+          req.nextUrl.pathname.startsWith('/api/') || (await userOfToken(token)) !== null,
       },
     },
   );

@@ -235,6 +235,12 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
     readBy: ['console', 'launcher'],
   },
   {
+    name: 'OXMQ_SESSION_ABSOLUTE_HOURS',
+    default: '`24`',
+    doc: 'A console session ends this many hours after its sign-in however active it is (1 to 720); idle sessions end after 8 hours.',
+    readBy: ['console', 'launcher'],
+  },
+  {
     name: 'OXMQ_TRACE_URL',
     default: '– (trace ids shown as text)',
     doc: 'Trace viewer link for job and flow pages, with `{traceId}` where the id goes, e.g. `https://tempo.example/explore?traceId={traceId}`.',

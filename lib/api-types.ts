@@ -21,7 +21,7 @@ export type {
   QueueProblemSeverity,
 } from './http/queue-overview';
 export type { JobStateReply, QueueCountState } from './http/job-states';
-export type { ConsoleLinks, HealthResponse } from './http/session';
+export type { ConsoleLinks, HealthResponse, SignOutEverywhereResponse } from './http/session';
 
 /** Every error answer: a stable machine code, a human message, and zod issues for 422. */
 export interface ApiError {

@@ -12,3 +12,7 @@ export type ConsoleLinks = z.infer<typeof consoleLinksSchema>;
 
 export const healthResponseSchema = z.strictObject({ status: z.enum(['ok', 'unavailable']) });
 export type HealthResponse = z.infer<typeof healthResponseSchema>;
+
+/** POST /api/users/:username/sign-out: every session of the user ended. */
+export const signOutEverywhereResponseSchema = z.strictObject({ ok: z.literal(true) });
+export type SignOutEverywhereResponse = z.infer<typeof signOutEverywhereResponseSchema>;

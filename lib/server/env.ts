@@ -89,6 +89,8 @@ const schema = z
     // Reverse proxies in front of the console that append to X-Forwarded-For; 0 means none, and
     // the header is then ignored (lib/server/sign-in/client-address.ts).
     OXMQ_TRUSTED_PROXY_HOPS: wholeNumber(0, 10, 0, 'proxies'),
+    // A session ends this long after its sign-in however active it is (lib/server/auth.ts).
+    OXMQ_SESSION_ABSOLUTE_HOURS: wholeNumber(1, 720, 24, 'hours'),
     // Console links to other tools (lib/links.ts); unset means no link.
     OXMQ_TRACE_URL: httpUrl
       .refine((url) => url.includes('{traceId}'), 'must contain {traceId} where the trace id goes')
@@ -127,6 +129,7 @@ export const CONSOLE_ENV_KEYS = [
   'OXMQ_OLD_BACKLOG_MINUTES',
   'OXMQ_AUDIT_RETENTION_DAYS',
   'OXMQ_TRUSTED_PROXY_HOPS',
+  'OXMQ_SESSION_ABSOLUTE_HOURS',
   'OXMQ_TRACE_URL',
   'OXMQ_GRAFANA_URL',
   'NEXTAUTH_SECRET',

@@ -2,8 +2,8 @@
  * The one server module that holds the console's Redis connection. Route handlers call the
  * engine's admin object (engine/admin/create-admin.ts) that `admin()` binds to it, with the
  * console's prefixes, redaction rules (redact.ts) and backlog threshold; this file adds only what
- * is the console's own: the health ping, the audit log's stdout copy and refusal throttle, and
- * the dedicated live-events connection. Nothing else in app/ touches Redis.
+ * is the console's own: the health ping, the audit log's stdout copy and refusal throttle, the
+ * session revocation records, and the dedicated live-events connection. Nothing else in app/ touches Redis.
  */
 import 'server-only';
 import { createAdmin, type Admin, type AuditKind, type AuditRecord } from 'oxmq/admin';
@@ -11,6 +11,7 @@ import { openRedis, type RedisClient } from '../../config/redis-connection';
 import { consoleRedisTarget, getEnv } from './env';
 import { redactionRules } from './redact';
 import { RefusalThrottle } from './refusal-throttle';
+import { SessionRevocations } from './session-revocation';
 
 /** A console request should fail fast while Redis is away rather than queue for seconds. */
 const COMMAND_TIMEOUT_MS = 3_000;
@@ -20,6 +21,7 @@ const HEALTH_TIMEOUT_MS = 1_500;
 const holder = globalThis as typeof globalThis & {
   __oxmqConsoleRedis?: RedisClient;
   __oxmqConsoleAdmin?: Admin;
+  __oxmqSessionRevocations?: SessionRevocations;
 };
 
 /** A server, a Sentinel group's master or a Cluster (REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES). */
@@ -79,6 +81,15 @@ export function admin(): Admin {
     auditRetentionMs: getEnv().OXMQ_AUDIT_RETENTION_DAYS * DAY_MS,
   });
   return holder.__oxmqConsoleAdmin;
+}
+
+/** Signed-out sessions and "sign out everywhere", on the console's connection. */
+export function sessionRevocations(): SessionRevocations {
+  holder.__oxmqSessionRevocations ??= new SessionRevocations(
+    redis,
+    getEnv().OXMQ_SESSION_ABSOLUTE_HOURS * 60 * 60 * 1000,
+  );
+  return holder.__oxmqSessionRevocations;
 }
 
 const refusals = new RefusalThrottle();

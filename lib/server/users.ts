@@ -56,6 +56,13 @@ function knownUsers(): Map<string, KnownUser> {
   return users;
 }
 
+/** Everyone configured now, by name (for the admins' users page). */
+export function configuredUsers(): { username: string; role: Role }[] {
+  return [...knownUsers().values()]
+    .map(({ username, role }) => ({ username, role }))
+    .sort((a, b) => a.username.localeCompare(b.username));
+}
+
 /** The user when the password matches, else null. */
 export async function verifyCredentials(
   username: string,

@@ -10,6 +10,7 @@ export interface ConsoleClient {
   raw(path: string, init: RequestInit): Promise<Response>;
   /** The Cookie header this client sends (for a request made with another HTTP client). */
   cookieHeader(): string;
+  hasCookie(name: string): boolean;
 }
 
 class CookieJar {
@@ -45,6 +46,7 @@ function makeClient(baseUrl: string, jar: CookieJar): ConsoleClient {
     baseUrl,
     raw,
     cookieHeader: () => jar.header(),
+    hasCookie: (name) => jar.has(name),
     get: (path) => raw(path, { method: 'GET' }),
     post: (path, body = {}, headers = {}) =>
       raw(path, {
@@ -60,8 +62,17 @@ export async function signIn(
   baseUrl: string,
   user: { username: string; password: string },
 ): Promise<ConsoleClient> {
-  const jar = new CookieJar();
-  const client = makeClient(baseUrl, jar);
+  return signInAs(anonymousClient(baseUrl), user);
+}
+
+/**
+ * Signs `client` in (again), keeping its cookies as a browser does: a client that signed in
+ * before sends its device cookie along. Throws when the credentials are refused.
+ */
+export async function signInAs(
+  client: ConsoleClient,
+  user: { username: string; password: string },
+): Promise<ConsoleClient> {
   const csrf = (await (await client.get('/api/auth/csrf')).json()) as { csrfToken: string };
   const response = await client.raw('/api/auth/callback/credentials', {
     method: 'POST',
@@ -70,12 +81,26 @@ export async function signIn(
       csrfToken: csrf.csrfToken,
       username: user.username,
       password: user.password,
-      callbackUrl: baseUrl,
+      callbackUrl: client.baseUrl,
       json: 'true',
     }),
   });
-  if (!jar.has('next-auth.session-token')) {
+  if (response.status !== 200 || !client.hasCookie('next-auth.session-token')) {
     throw new Error(`sign-in as ${user.username} refused (${response.status})`);
   }
   return client;
+}
+
+/** Signs `client` out through next-auth's sign-out endpoint, as the console's Sign out does. */
+export async function signOut(client: ConsoleClient): Promise<Response> {
+  const csrf = (await (await client.get('/api/auth/csrf')).json()) as { csrfToken: string };
+  return client.raw('/api/auth/signout', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      csrfToken: csrf.csrfToken,
+      callbackUrl: client.baseUrl,
+      json: 'true',
+    }),
+  });
 }

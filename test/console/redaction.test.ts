@@ -291,6 +291,7 @@ const ROUTES: Record<string, string> = {
   'prometheus/route.ts': 'counts',
   'workers/route.ts': 'worker connections',
   'queues/route.ts': 'queue overviews: counts, limits, workers',
+  'users/[username]/sign-out/route.ts': 'ok',
   'queues/[prefix]/[name]/route.ts': 'a queue overview',
   'queues/[prefix]/[name]/diagnose/route.ts': 'reasons and times',
   'queues/[prefix]/[name]/integrity/route.ts': 'counts, job ids and repair outcomes',

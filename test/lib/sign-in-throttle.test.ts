@@ -6,6 +6,7 @@ import { dummyHashFor } from '../../lib/server/sign-in/dummy-hash';
 import { FailureBackoff } from '../../lib/server/sign-in/failure-backoff';
 import { SignInBusyError, SignInGate } from '../../lib/server/sign-in/sign-in-gate';
 import { SignInGuard } from '../../lib/server/sign-in/sign-in-guard';
+import { usernameKey } from '../../lib/server/sign-in/username-key';
 
 const T0 = 1_000_000;
 
@@ -83,23 +84,47 @@ describe('SignInGate', () => {
 });
 
 describe('SignInGuard', () => {
-  it('locks a username after five failures, whatever its case, and not other usernames', () => {
+  const attempt = (
+    username: string,
+    address: string | null = null,
+    device: string | null = null,
+  ) => ({
+    userKey: usernameKey(username),
+    address,
+    device,
+  });
+
+  it('locks a username after five failures, whatever its case or spacing, and not other usernames', () => {
     const guard = new SignInGuard();
-    for (let i = 0; i < 5; i += 1) guard.recordFailure({ username: 'Ada', address: null }, T0);
-    expect(guard.retryAfterSeconds({ username: 'ada', address: null }, T0)).toBe(0);
-    guard.recordFailure({ username: 'ada', address: null }, T0);
-    expect(guard.retryAfterSeconds({ username: 'ADA', address: null }, T0)).toBe(1);
-    expect(guard.retryAfterSeconds({ username: 'bob', address: null }, T0)).toBe(0);
+    for (let i = 0; i < 5; i += 1) guard.recordFailure(attempt('Ada'), T0);
+    expect(guard.retryAfterSeconds(attempt('ada'), T0)).toBe(0);
+    guard.recordFailure(attempt(' ada '), T0);
+    expect(guard.retryAfterSeconds(attempt('ADA'), T0)).toBe(1);
+    expect(guard.retryAfterSeconds(attempt('\uff41\uff44\uff41'), T0)).toBe(1);
+    expect(guard.retryAfterSeconds(attempt('bob'), T0)).toBe(0);
   });
 
   it('locks an address that fails across many usernames; a success does not clear it', () => {
     const guard = new SignInGuard();
-    for (let i = 0; i < 21; i += 1) {
-      guard.recordFailure({ username: `user-${i}`, address: '203.0.113.9' }, T0);
-    }
-    guard.recordSuccess({ username: 'ada', address: '203.0.113.9' });
-    expect(guard.retryAfterSeconds({ username: 'ada', address: '203.0.113.9' }, T0)).toBe(1);
-    expect(guard.retryAfterSeconds({ username: 'ada', address: '198.51.100.1' }, T0)).toBe(0);
+    for (let i = 0; i < 21; i += 1) guard.recordFailure(attempt(`user-${i}`, '203.0.113.9'), T0);
+    guard.recordSuccess(attempt('ada', '203.0.113.9'));
+    expect(guard.retryAfterSeconds(attempt('ada', '203.0.113.9'), T0)).toBe(1);
+    expect(guard.retryAfterSeconds(attempt('ada', '198.51.100.1'), T0)).toBe(0);
+  });
+
+  it('lets a trusted device in while its username is locked, and backs the device off on its own', () => {
+    const guard = new SignInGuard();
+    for (let i = 0; i < 8; i += 1) guard.recordFailure(attempt('ada'), T0);
+    expect(guard.retryAfterSeconds(attempt('ada'), T0)).toBeGreaterThan(0);
+    expect(guard.retryAfterSeconds(attempt('ada', null, 'device-1'), T0)).toBe(0);
+    for (let i = 0; i < 6; i += 1) guard.recordFailure(attempt('ada', null, 'device-1'), T0);
+    expect(guard.retryAfterSeconds(attempt('ada', null, 'device-1'), T0)).toBe(1);
+    expect(guard.retryAfterSeconds(attempt('ada', null, 'device-2'), T0)).toBe(0);
+  });
+
+  it('gives trusted devices a gate of their own', () => {
+    const guard = new SignInGuard();
+    expect(guard.gateFor(attempt('ada', null, 'device-1'))).not.toBe(guard.gateFor(attempt('ada')));
   });
 });
 

@@ -2,10 +2,12 @@
  * GET /api/events: server-sent events fed by the queues' event streams. A read
  * (viewer role, not a mutation): the browser's EventSource cannot send a body or custom headers.
  * Messages: `ready` once the subscription holds cursors, `events` with LiveEventsMessage data,
- * and a comment heartbeat that keeps proxies from closing an idle stream.
+ * and a comment heartbeat that keeps proxies from closing an idle stream. The stream ends when
+ * its session does (checked at each heartbeat).
  */
 import type { LiveEventsMessage } from '@/lib/api-types';
 import { ApiProblem, withRoute } from '@/lib/server/api';
+import { requestUser } from '@/lib/server/auth';
 import { liveEventsHub } from '@/lib/server/live-events';
 import { liveQueuesQuery, MAX_QUEUES_PER_SUBSCRIBER } from '@/lib/server/live-queues-param';
 import { admin, configuredPrefixes } from '@/lib/server/oxmq';
@@ -62,7 +64,17 @@ export const GET = withRoute(
           controller.error(error);
           return;
         }
-        const heartbeat = setInterval(() => write(`: heartbeat ${Date.now()}\n\n`), HEARTBEAT_MS);
+        // Each heartbeat also re-checks the session: a stream opened before its session was
+        // signed out (or its user removed) ends within one interval instead of running on.
+        const heartbeat = setInterval(() => {
+          write(`: heartbeat ${Date.now()}\n\n`);
+          requestUser(request).then(
+            (current) => {
+              if (current?.username !== user.username) cleanup?.();
+            },
+            () => undefined,
+          );
+        }, HEARTBEAT_MS);
         cleanup = () => {
           if (closed) return;
           closed = true;
