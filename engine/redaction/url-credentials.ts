@@ -1,7 +1,7 @@
 /**
  * URL credentials in free text: `redis://:pw@host`, `https://user:pw@host` lose the password,
  * `https://token@host` the token. A password is often pasted unencoded, so it may hold `/`, `#`,
- * `?` and `@` (`redis://:p@ss/w#rd@cache:6379`): the userinfo runs to the first `@` that a host
+ * `?` and `@` (`redis://:p@ss/w#rd@cache:6379`): the userinfo runs to the last `@` that a host
  * follows (a name or `[ipv6]`, an optional port, then the end of the authority), not to the
  * first delimiter. `https://host:8080/a@b` keeps its path: a `:` followed by digits and the end of
  * the authority is a port, not a password.
@@ -27,9 +27,15 @@ function matchesAt(pattern: RegExp, text: string, index: number): RegExpExecArra
   return pattern.exec(text);
 }
 
-/** The index of the `@` that ends a password starting at `from`, or -1. */
+/**
+ * The index of the `@` that ends a password starting at `from`, or -1: the last `@` a host
+ * follows. `redis://:p@ss/w#rd@cache` must not stop at `@ss/`, which reads as a host too; the
+ * price is that an `@` later in the URL (`https://u:pw@h/p?to=a@b.example`) hides the host and
+ * path before it, which over-redacts rather than leaks.
+ */
 function passwordEnd(text: string, from: number): number {
   const stop = Math.min(text.length, from + REDACTION_LIMITS.maxUrlUserinfoChars);
+  let lastBeforeHost = -1;
   let firstInAuthority = -1;
   let inAuthority = true;
   for (let i = from; i < stop; i++) {
@@ -40,11 +46,11 @@ function passwordEnd(text: string, from: number): number {
     if (c === ':' && text[i + 1] === '/' && text[i + 2] === '/') break;
     if (c === '/' || c === '?' || c === '#') inAuthority = false;
     if (c !== '@') continue;
-    if (matchesAt(HOST, text, i + 1)) return i;
-    if (inAuthority && firstInAuthority === -1) firstInAuthority = i;
+    if (matchesAt(HOST, text, i + 1)) lastBeforeHost = i;
+    else if (inAuthority && firstInAuthority === -1) firstInAuthority = i;
   }
   // No host after any `@`: the plain reading (userinfo ends at the authority's first `@`).
-  return firstInAuthority;
+  return lastBeforeHost !== -1 ? lastBeforeHost : firstInAuthority;
 }
 
 export function redactUrlCredentials(text: string): string {
