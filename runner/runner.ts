@@ -3,6 +3,7 @@
  * and shuts down gracefully. A module that fails to load is logged and listed on /health; the
  * others run regardless.
  */
+import { redactString } from 'oxmq/admin';
 import { describeRedisTarget, engineConnection } from '../config/redis-connection';
 import { discoverProcessorFiles } from './discover';
 import { healthPaths } from './health-paths';
@@ -70,7 +71,10 @@ export async function startRunner(
     logger,
   );
   const failed: FailedModule[] = [];
-  const fail = (file: string, error: string, code: string) => {
+  const fail = (file: string, rawError: string, code: string) => {
+    // A module that throws while loading may say why with a secret in it (a connection URL
+    // with its password): /health lists the redacted text, as the log line does.
+    const error = redactString(rawError);
     failed.push({ file, error, code });
     logger.error({ file, reason: error, code }, 'processor module failed to load');
   };

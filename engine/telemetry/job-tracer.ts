@@ -3,6 +3,7 @@
  * context a job stores, and the events of its life. Two implementations: the global
  * OpenTelemetry API (otel-tracer.ts) and bullmq's `telemetry` option (bullmq-tracer.ts).
  */
+import { redactString } from '../redaction';
 
 /** Attribute values a span takes (the OpenTelemetry shapes). */
 export type SpanAttributeValue = string | number | boolean | string[] | number[] | boolean[];
@@ -54,11 +55,23 @@ export interface JobTracer {
 /** Exception text is capped on spans: a processor may throw a megabyte of message. */
 export const SPAN_TEXT_LIMITS = { message: 1_024, stack: 4_096 } as const;
 
+/**
+ * A span's exception text: capped, then redacted (engine/redaction/), since a failure message
+ * or stack often carries the secret the job used (`login failed password=...`, a connection
+ * URL). Redacting the capped text keeps the cost bounded; a secret cut by the cap is hidden by
+ * the same rules (an unclosed quote or key block runs to the end). Only called when a span
+ * records a failure, so a worker without a tracer pays nothing.
+ */
 export function cappedException(error: unknown): { name: string; message: string; stack?: string } {
   const err = error instanceof Error ? error : new Error(String(error));
   return {
     name: err.name,
-    message: err.message.slice(0, SPAN_TEXT_LIMITS.message),
-    stack: err.stack?.slice(0, SPAN_TEXT_LIMITS.stack),
+    message: spanText(err.message, SPAN_TEXT_LIMITS.message),
+    stack: err.stack === undefined ? undefined : spanText(err.stack, SPAN_TEXT_LIMITS.stack),
   };
+}
+
+function spanText(text: string, limit: number): string {
+  // The marker may make the text longer than it was; the cap holds after redaction too.
+  return redactString(text.slice(0, limit)).slice(0, limit);
 }

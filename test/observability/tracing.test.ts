@@ -186,6 +186,32 @@ describe('failures, retries and moves', () => {
     expect(lastTry!.parentSpanContext?.spanId).toBe(firstTry!.parentSpanContext?.spanId);
   });
 
+  it('the failure text on a span is redacted: status message, exception message and stack', async () => {
+    const name = uniqueQueueName('trace-redact');
+    const queue = track(new Queue(name, conn()));
+    track(
+      new Worker(
+        name,
+        async () => {
+          throw new Error('login failed password=hunter2 via redis://:s3cret@cache:6379');
+        },
+        conn(),
+      ),
+    );
+    await queue.add('login', {});
+    const [span] = await waitForSpan(`process ${name}`);
+    const exception = span!.events.find((event) => event.name === 'exception');
+    const texts = [
+      span!.status.message,
+      exception?.attributes?.['exception.message'],
+      exception?.attributes?.['exception.stacktrace'],
+    ].map(String);
+    for (const text of texts) {
+      expect(text).toContain('login failed password=[redacted]');
+      expect(text).not.toMatch(/hunter2|s3cret/);
+    }
+  });
+
   it('a processor that moves its job to delayed leaves an event and the "delayed" outcome', async () => {
     const name = uniqueQueueName('trace-delay');
     const queue = track(new Queue(name, conn()));
@@ -323,6 +349,28 @@ describe('bullmq’s telemetry option', () => {
     expect(job.traceparent).toBe(
       `00-${send.spanContext().traceId}-${send.spanContext().spanId}-01`,
     );
+  });
+
+  it('bullmq-otel spans get the failure text redacted too', async () => {
+    const name = uniqueQueueName('trace-bullmq-redact');
+    const telemetry = new BullMQOtel({ tracerName: 'ported-code' });
+    const queue = track(new Queue(name, { ...conn(), telemetry }));
+    track(
+      new Worker(
+        name,
+        async () => {
+          throw new Error('login failed password=hunter2');
+        },
+        { ...conn(), telemetry },
+      ),
+    );
+    await queue.add('ported', {});
+    const [run] = await waitForSpan(`process ${name}`);
+    const exception = run!.events.find((event) => event.name === 'exception');
+    expect(String(exception?.attributes?.['exception.message'])).toBe(
+      'login failed password=[redacted]',
+    );
+    expect(String(exception?.attributes?.['exception.stacktrace'])).not.toContain('hunter2');
   });
 
   it('a telemetry object without the interface is refused before anything connects', () => {
