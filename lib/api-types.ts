@@ -43,6 +43,7 @@ export type ApiErrorCode =
   | 'CONFLICT'
   | 'RATE_LIMITED'
   | 'TOO_MANY_STREAMS'
+  | 'SEARCH_BUSY'
   | 'TOO_MANY_ATTEMPTS'
   | 'SIGN_IN_BUSY'
   | 'INTERNAL';

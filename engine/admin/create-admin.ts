@@ -39,6 +39,7 @@ import { addJobFromConsole } from './add-job';
 import { duplicateJob, runJobAction } from './job-actions';
 import { getJobChildren, getJobDetail, getJobLogPage } from './job-detail';
 import { toExportRecord, redactExportRecord } from './job-export';
+import { SHARED_CPU_TURNS } from './cpu-turns';
 import { scanJobs, type JobScanOptions, type JobScanStep } from './job-scan';
 import { searchJobs, type JobSearchOptions } from './job-search';
 import { getJobTimeline, type JobTimelineOptions } from './job-timeline';
@@ -97,7 +98,7 @@ export interface AdminOptions {
 }
 
 /** A walk's options as a caller gives them: the redaction and data reads are the admin's. */
-export type AdminScanOptions = Omit<JobScanOptions, 'redaction' | 'withData'>;
+export type AdminScanOptions = Omit<JobScanOptions, 'redaction' | 'withData' | 'turns'>;
 
 /** Refuses options a caller could not mean, before any call reaches Redis. */
 function checkOptions(client: RedisClient, options: AdminOptions): void {
@@ -127,6 +128,8 @@ export function createAdmin(client: RedisClient, options: AdminOptions) {
     typeof options.redaction === 'function'
       ? options.redaction()
       : (options.redaction ?? DEFAULT_REDACTION);
+  // The CPU-heavy loops (search, walks, error groups) of every admin in the process take turns.
+  const turns = SHARED_CPU_TURNS;
   // Binds the client as first argument, keeping the function's own parameter names and types.
   const bind =
     <A extends unknown[], R>(fn: (client: RedisClient, ...rest: A) => R) =>
@@ -142,9 +145,17 @@ export function createAdmin(client: RedisClient, options: AdminOptions) {
     view: (job: JobScanStep['jobs'][number], rules: RedactionRules) => T,
   ) {
     const redaction = rules();
-    const walk = scanJobs(client, prefix, name, { ...opts, redaction, withData });
+    const walk = scanJobs(client, prefix, name, { ...opts, redaction, withData, turns });
+    const slice = turns.slice();
     for await (const step of walk) {
-      yield { ...step, views: step.jobs.map((job) => view(job, redaction)) };
+      // An export redacts each job's data and return value: CPU work taken in slices too.
+      const views: T[] = [];
+      await slice.begin();
+      for (const job of step.jobs) {
+        views.push(view(job, redaction));
+        if (slice.spent()) await slice.begin();
+      }
+      yield { ...step, views };
     }
   }
 
@@ -190,9 +201,13 @@ export function createAdmin(client: RedisClient, options: AdminOptions) {
       /** Where a job id exists among the discovered queues (the quick-jump box). */
       findEverywhere: async (id: string) =>
         findJobEverywhere(client, (await discover()).queues, id),
-      search: async (prefix: string, name: string, opts: Omit<JobSearchOptions, 'redaction'>) => {
+      search: async (
+        prefix: string,
+        name: string,
+        opts: Omit<JobSearchOptions, 'redaction' | 'turns'>,
+      ) => {
         const redaction = rules();
-        const result = await searchJobs(client, prefix, name, { ...opts, redaction });
+        const result = await searchJobs(client, prefix, name, { ...opts, redaction, turns });
         return { ...result, matches: result.matches.map((row) => redactJobRow(row, redaction)) };
       },
       /** A walk of a whole state (job-scan.ts), each kept job as its redacted row. */
@@ -232,8 +247,11 @@ export function createAdmin(client: RedisClient, options: AdminOptions) {
       cancel: bind(cancelBulkOp),
     },
     errorGroups: {
-      scan: (prefix: string, name: string, opts: Omit<ErrorGroupScanOptions, 'redaction'>) =>
-        groupFailedJobs(client, prefix, name, { ...opts, redaction: rules() }),
+      scan: (
+        prefix: string,
+        name: string,
+        opts: Omit<ErrorGroupScanOptions, 'redaction' | 'turns'>,
+      ) => groupFailedJobs(client, prefix, name, { ...opts, redaction: rules(), turns }),
     },
     metrics: {
       queue: (queue: QueueRef, minutes: number) => getQueueMetrics(client, queue, { minutes }),

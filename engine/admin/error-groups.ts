@@ -7,12 +7,16 @@
  * and at most ERROR_GROUP_LIMITS.maxBytes of reasons. The answer carries a cursor; the caller
  * scans a large failed set in successive calls and merges their groups (error-group-merge.ts).
  *
+ * Redacting and signing the reasons is the CPU-heavy part: it runs in short slices on the turns
+ * every admin loop of the process shares (cpu-turns.ts).
+ *
  * The cursor is `<offset>:<last job id>`. The next call resumes just after that job's current
  * rank, so failures that arrive meanwhile (they rank first) and jobs retried meanwhile do not
  * shift the scan; only when that job itself has left the set does it fall back to the offset.
  */
 import type { RedisClient } from '../connection';
 import { QueueKeys } from '../keys';
+import { SHARED_CPU_TURNS, type CpuTurns } from './cpu-turns';
 import {
   byCount,
   MAX_ERROR_GROUPS,
@@ -42,6 +46,8 @@ export interface ErrorGroupScanOptions {
   redaction?: RedactionRules;
   /** Distinct groups at most; the rest are counted in `other`. */
   maxGroups?: number;
+  /** Whose turns the redaction waits for; the process's shared ones when not given. */
+  turns?: CpuTurns;
 }
 
 export interface ErrorGroupScan extends ErrorGroupTally {
@@ -103,6 +109,7 @@ export async function groupFailedJobs(
   let bytesRead = 0;
   let tooLarge = 0;
   let ended = false;
+  const slice = (opts.turns ?? SHARED_CPU_TURNS).slice();
 
   const tally = (id: string, fields: (string | null)[]) => {
     const [rawReason, finishedOn, timestamp] = fields;
@@ -156,13 +163,15 @@ export async function groupFailedJobs(
     const pipeline = client.pipeline();
     for (const id of reading) pipeline.hmget(keys.base + id, ...READ_FIELDS);
     const replies = reading.length > 0 ? ((await pipeline.exec()) ?? []) : [];
-    reading.forEach((id, index) => {
+    await slice.begin();
+    for (const [index, id] of reading.entries()) {
       const [error, reply] = replies[index] ?? [null, null];
       if (error) throw error;
       const fields = (reply as (string | null)[] | null) ?? [];
       // Every field null: the job was removed since its id was listed.
       if (fields.some((value) => value !== null)) tally(id, fields);
-    });
+      if (slice.spent()) await slice.begin();
+    }
     offset += stopAt;
     if (stopAt > 0) lastId = ids[stopAt - 1] ?? lastId;
     if (stopAt < ids.length) break scan;

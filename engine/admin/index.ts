@@ -76,6 +76,7 @@ export { findJob, JOB_LIST_LIMITS, listJobs, toJobRow } from './jobs';
 export type { JobPage, JobRow } from './jobs';
 export { jobMatcher, readPath, readRedactedPath, searchJobs } from './job-search';
 export { JOB_SCAN_LIMITS, scanJobs, type JobScanOptions, type JobScanStep } from './job-scan';
+export { CPU_SLICE_MS, CpuSlice, CpuTurns, SHARED_CPU_TURNS } from './cpu-turns';
 export { SCAN_ORDERS, type ScanOrder } from './job-window';
 export { FIND_JOB_MAX_QUEUES, findJobEverywhere, type JobLocation } from './find-job-everywhere';
 export {

@@ -4,13 +4,16 @@
  * it goes: what the console streams to a search page ("searched 240,000 of 1,000,000, 3 found")
  * and to an export. Each window is one short script call; between windows the walk yields, so
  * Redis and the Node process serve others, and a consumer that stops (a closed page, an
- * aborted request) ends the walk at the next window.
+ * aborted request) ends the walk at the next window. Within a window, the first look and the
+ * matching run in short slices on turns shared by every admin loop of the process
+ * (cpu-turns.ts): a window of 500 large jobs is a lot of parsing and redaction.
  *
  * Offsets from the end a walk started at move when workers change the state meanwhile, so a walk
  * of a busy state may skip or repeat a job: it reports how far it looked, not an exact census.
  */
 import type { RedisClient } from '../connection';
 import { Job } from '../job';
+import { SHARED_CPU_TURNS, type CpuTurns } from './cpu-turns';
 import { fieldsFor, windowMatcher, type JobFilter, type WindowMatcher } from './job-search';
 import { readJobWindow, type ScanOrder } from './job-window';
 import { queueHandle } from './queue-handle';
@@ -38,6 +41,8 @@ export interface JobScanOptions {
   withData?: boolean;
   /** Ends the walk at the next window once aborted. */
   signal?: AbortSignal;
+  /** Whose turns the CPU work waits for; the process's shared ones when not given. */
+  turns?: CpuTurns;
 }
 
 export interface JobScanStep {
@@ -98,6 +103,7 @@ export async function* scanJobs(
     budgetBytes: JOB_SCAN_LIMITS.windowBytes,
     jobMaxBytes: JOB_SCAN_LIMITS.jobMaxBytes,
   };
+  const slice = (opts.turns ?? SHARED_CPU_TURNS).slice();
   let offset = 0;
   let tooLarge = 0;
   while (!opts.signal?.aborted) {
@@ -111,10 +117,12 @@ export async function* scanJobs(
       ...plan.probe,
     });
     const candidates: Candidate[] = [];
+    await slice.begin();
     for (const [index, entry] of window.entries.entries()) {
       if (entry.mark === 'read' && matcher.prefilter(entry.fields)) {
         candidates.push({ index, id: entry.id, fields: entry.fields, bytes: entry.bytes });
       }
+      if (slice.spent()) await slice.begin();
     }
     const completed = await completeCandidates(client, prefix, name, candidates, plan.rest, limits);
     const passed = candidates.length / Math.max(1, window.entries.length);
@@ -122,9 +130,13 @@ export async function* scanJobs(
     // A budget that stops the second read ends this step at that job; the next window starts
     // there. The first candidate always fits (the budget is above the job cap), so it moves on.
     const taken = completed.stoppedAt ?? window.entries.length;
-    const jobs = completed.jobs
-      .map((candidate) => Job.fromHash(queue, candidate.id, candidate.fields))
-      .filter((job) => matcher.matches(job));
+    const jobs: Job[] = [];
+    await slice.begin();
+    for (const candidate of completed.jobs) {
+      const job = Job.fromHash(queue, candidate.id, candidate.fields);
+      if (matcher.matches(job)) jobs.push(job);
+      if (slice.spent()) await slice.begin();
+    }
     tooLarge +=
       completed.tooLarge +
       window.entries.slice(0, taken).filter((entry) => entry.mark === 'too-large').length;

@@ -11,12 +11,16 @@
  * (each job's fields are sized with HSTRLEN before they are read, so the bound holds however
  * large one job is), and JOB_LIST_LIMITS.maxMatches matches. The answer says which bound stopped
  * it (`stoppedBy`) and hands back a cursor (an offset from the end it started at) to continue from.
+ * The matching itself (parse, redact, serialize: the CPU-heavy part) runs in short slices on
+ * turns of the event loop shared with every other admin loop of the process (cpu-turns.ts), so
+ * no number of searches holds the thread for long.
  * The console's streaming search (job-scan.ts) walks a whole state with the same matcher.
  * Offsets into a list that workers change meanwhile may skip or repeat a job; the answer says how
  * far it looked instead of pretending to be exact.
  */
 import type { RedisClient } from '../connection';
 import { Job } from '../job';
+import { SHARED_CPU_TURNS, type CpuTurns } from './cpu-turns';
 import { JOB_LIST_LIMITS, toJobRow, type JobRow } from './jobs';
 import { readJobWindow, type ScanOrder, type WindowEntry } from './job-window';
 import { queueHandle } from './queue-handle';
@@ -45,6 +49,8 @@ export interface JobSearchOptions extends JobFilter {
   maxBytes?: number;
   /** The redaction the match sees; the defaults when not given. */
   redaction?: RedactionRules;
+  /** Whose turns the matching waits for; the process's shared ones when not given. */
+  turns?: CpuTurns;
 }
 
 /** Which bound ended a call before the end of the list. */
@@ -161,21 +167,15 @@ export function windowMatcher(filter: JobFilter, rules?: RedactionRules): Window
   return { prefilter: searchPrefilter(filter), matches: jobMatcher(filter, rules) };
 }
 
-/** The jobs of a window a filter keeps, in walk order, and how many were too large to read. */
-function matchWindow(
+/** Whether the filter keeps one window entry: the prefilter, then the job itself. */
+function keepsEntry(
   queue: ReturnType<typeof queueHandle>,
-  entries: readonly WindowEntry[],
+  entry: WindowEntry,
   matcher: WindowMatcher,
-): { jobs: Job[]; tooLarge: number } {
-  const jobs: Job[] = [];
-  let tooLarge = 0;
-  for (const entry of entries) {
-    if (entry.mark === 'too-large') tooLarge += 1;
-    if (entry.mark !== 'read' || !matcher.prefilter(entry.fields)) continue;
-    const job = Job.fromHash(queue, entry.id, entry.fields);
-    if (matcher.matches(job)) jobs.push(job);
-  }
-  return { jobs, tooLarge };
+): Job | null {
+  if (entry.mark !== 'read' || !matcher.prefilter(entry.fields)) return null;
+  const job = Job.fromHash(queue, entry.id, entry.fields);
+  return matcher.matches(job) ? job : null;
 }
 
 function clampTo(value: number | undefined, fallback: number, max: number): number {
@@ -205,6 +205,7 @@ export async function searchJobs(
   const fields = fieldsFor(opts.mode);
   const from = Math.max(0, opts.cursor ?? 0);
   const found: JobRow[] = [];
+  const slice = (opts.turns ?? SHARED_CPU_TURNS).slice();
   let offset = from;
   let total = 0;
   let bytesRead = 0;
@@ -230,15 +231,17 @@ export async function searchJobs(
     bytesRead += window.bytes;
     // Matches past the cap end the call at the job that would have been one too many.
     let taken = window.entries.length;
+    await slice.begin();
     for (const [i, entry] of window.entries.entries()) {
       if (found.length >= JOB_LIST_LIMITS.maxMatches) {
         stoppedBy = 'matches';
         taken = i;
         break;
       }
-      const hit = matchWindow(queue, [entry], matcher);
-      tooLarge += hit.tooLarge;
-      found.push(...hit.jobs.map(toJobRow));
+      if (entry.mark === 'too-large') tooLarge += 1;
+      const job = keepsEntry(queue, entry, matcher);
+      if (job) found.push(toJobRow(job));
+      if (slice.spent()) await slice.begin();
     }
     offset += taken;
     if (stoppedBy) break;

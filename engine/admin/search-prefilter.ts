@@ -15,6 +15,12 @@
  * as the search does) cannot match. Every such run of the query is checked: `needle-account`
  * rules out the jobs without "needle" even when every job has an `account` key.
  *
+ * A query with no such run (`::::9`, `"`, `2024-`) gets no first look: digits and punctuation
+ * prove nothing about the stored text, since numbers are re-serialized (`1e3` is shown `1000`),
+ * and quotes, colons and brackets come from serialization, markers and re-serialized JSON inside
+ * strings. Such a query may match every job anyway (`"`), so what bounds its cost is not this
+ * look but the matching's CPU turns (cpu-turns.ts) and the console's search gate.
+ *
  * A name search compares the stored name itself, so its look is the whole test.
  */
 import type { JobFilter } from './job-filter';

@@ -2,6 +2,7 @@
  * The queue's failed jobs grouped by error (engine/admin/error-groups.ts): one bounded call of
  * at most `budget` jobs, newest first, answering its groups, how far it got of how many, and a
  * cursor; the page merges successive calls. Signatures and samples are of the redacted reasons.
+ * Calls pass the process-wide search gate (lib/server/search-gate.ts), as searches do.
  */
 import { z } from 'zod';
 import type { ErrorGroupsResponse } from '@/lib/api-types';
@@ -9,6 +10,7 @@ import { ERROR_GROUP_LIMITS } from 'oxmq/admin';
 import { withRoute } from '@/lib/server/api';
 import { admin } from '@/lib/server/oxmq';
 import { queueParams, requireQueue } from '@/lib/server/queue-route';
+import { searchGate } from '@/lib/server/search-gate';
 
 export const dynamic = 'force-dynamic';
 
@@ -30,11 +32,16 @@ const query = z.object({
 export const GET = withRoute(
   // Each call reads up to thousands of job hashes: the search's per-user budget.
   { role: 'viewer', params: queueParams, query, budget: 'search' },
-  async ({ params, query }): Promise<ErrorGroupsResponse> => {
+  async ({ params, query, user, request }): Promise<ErrorGroupsResponse> => {
     await requireQueue(params.prefix, params.name);
-    return admin().errorGroups.scan(params.prefix, params.name, {
-      cursor: query.cursor,
-      budget: query.budget,
-    });
+    return searchGate().run(
+      user.username,
+      () =>
+        admin().errorGroups.scan(params.prefix, params.name, {
+          cursor: query.cursor,
+          budget: query.budget,
+        }),
+      request.signal,
+    );
   },
 );

@@ -2,7 +2,8 @@
  * Job search: `mode=id` is a direct lookup; name / text / path scan one state, at most
  * `budget` jobs and JOB_LIST_LIMITS.maxSearchBytes of job fields per call, and answer how far
  * they looked, which bound stopped them, and a cursor to continue. Text and path match the
- * redacted view of the data (engine/admin/job-search.ts), never a redacted value.
+ * redacted view of the data (engine/admin/job-search.ts), never a redacted value. Scans pass
+ * the process-wide search gate (lib/server/search-gate.ts): a few at once, at most two per user.
  */
 import { z } from 'zod';
 import { SCAN_ORDERS } from 'oxmq/admin';
@@ -12,6 +13,7 @@ import { admin } from '@/lib/server/oxmq';
 import { jobIdSchema } from '@/lib/server/job-route';
 import { jobStateSchema } from '@/lib/server/queue-page-input';
 import { queueParams, requireQueue } from '@/lib/server/queue-route';
+import { searchGate } from '@/lib/server/search-gate';
 import { filterFields, refineFilter, SCAN_MODES } from '@/lib/server/search-filter';
 
 export const dynamic = 'force-dynamic';
@@ -33,7 +35,7 @@ const query = refineFilter(
 export const GET = withRoute(
   // Each search reads up to thousands of job hashes: a per-user budget (route-rate-limit.ts).
   { role: 'viewer', params: queueParams, query, budget: 'search' },
-  async ({ params, query }): Promise<JobSearchResponse> => {
+  async ({ params, query, user, request }): Promise<JobSearchResponse> => {
     await requireQueue(params.prefix, params.name);
     if (query.mode === 'id') {
       const job = await admin().jobs.find(params.prefix, params.name, query.q.trim());
@@ -52,15 +54,21 @@ export const GET = withRoute(
         stoppedBy: null,
       };
     }
-    const result = await admin().jobs.search(params.prefix, params.name, {
-      state: query.state,
-      mode: query.mode,
-      query: query.q,
-      path: query.path,
-      order: query.order,
-      cursor: query.cursor,
-      budget: query.budget,
-    });
-    return { ...result, mode: query.mode };
+    const mode = query.mode; // narrowed here, not inside the closure
+    const result = await searchGate().run(
+      user.username,
+      () =>
+        admin().jobs.search(params.prefix, params.name, {
+          state: query.state,
+          mode,
+          query: query.q,
+          path: query.path,
+          order: query.order,
+          cursor: query.cursor,
+          budget: query.budget,
+        }),
+      request.signal,
+    );
+    return { ...result, mode };
   },
 );
