@@ -112,6 +112,12 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
     readBy: ['runner'],
   },
   {
+    name: 'WORKER_HEALTH_ALLOWED_HOSTS',
+    default: '–',
+    doc: 'Host names (comma-separated, no port) the health server answers besides IP addresses and `localhost`, e.g. a Service name a scraper uses; `*` for any (DNS rebinding guard off).',
+    readBy: ['runner'],
+  },
+  {
     name: 'OXMQ_SHUTDOWN_TIMEOUT_MS',
     default: '`25000`',
     doc: 'How long running jobs may finish after SIGTERM before they go back to wait.',
