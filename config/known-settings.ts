@@ -1,4 +1,4 @@
-import { redactUrlText } from './redact-url';
+import { maskRedisUrl } from 'oxmq';
 
 /**
  * Every setting any OxMQ process reads, as data: the config loader rejects config-file keys not
@@ -35,7 +35,7 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
     default: '`redis://127.0.0.1:6379` (launcher: unset = embedded Redis)',
     doc: 'The Redis holding the queues (`redis://` or `rediss://`). Give one of `REDIS_URL`, `REDIS_CLUSTER_NODES` or `REDIS_SENTINELS`.',
     readBy: ['runner', 'launcher', 'demo', 'console'],
-    shownAs: redactUrlText,
+    shownAs: maskRedisUrl,
   },
   {
     name: 'REDIS_CLUSTER_NODES',
@@ -109,6 +109,12 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
     name: 'WORKER_HEALTH_HOST',
     default: '`127.0.0.1`',
     doc: "Address of the runner's health server; `0.0.0.0` lets Prometheus on another host scrape its /metrics (or use a sidecar).",
+    readBy: ['runner'],
+  },
+  {
+    name: 'WORKER_HEALTH_ALLOWED_HOSTS',
+    default: '–',
+    doc: 'Host names (comma-separated, no port) the health server answers besides IP addresses and `localhost`, e.g. a Service name a scraper uses; `*` for any (DNS rebinding guard off).',
     readBy: ['runner'],
   },
   {

@@ -9,7 +9,7 @@
  */
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { HostPort } from './fields';
-import { redactUrl } from './redact-url';
+import { maskRedisUrl } from 'oxmq';
 import type { RedisTarget } from './redis-settings';
 
 export type RedisClient = Redis | Cluster;
@@ -23,7 +23,7 @@ export function describeRedisTarget(target: RedisTarget): string {
     nodes.map(({ host, port }) => `${host.includes(':') ? `[${host}]` : host}:${port}`).join(',');
   switch (target.kind) {
     case 'url':
-      return redactUrl(target.url);
+      return maskRedisUrl(target.url);
     case 'cluster':
       return `cluster ${list(target.nodes)}${target.tls ? ' (TLS)' : ''}`;
     case 'sentinel':

@@ -1,5 +1,6 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { ValidationError } from './errors';
+import { maskRedisUrl } from './redis-url-mask';
 
 /** A connection the engine can use: one Redis server (also through Sentinel) or a Cluster. */
 export type RedisClient = Redis | Cluster;
@@ -62,7 +63,7 @@ export function connect(
   if (typeof connection === 'string') {
     if (!/^rediss?:\/\//.test(connection)) {
       throw new ValidationError(
-        `connection must be ${CONNECTION_KINDS}; got the string "${redactUrl(connection)}"`,
+        `connection must be ${CONNECTION_KINDS}; got the string "${maskRedisUrl(connection)}"`,
       );
     }
     return {
@@ -153,11 +154,6 @@ function rejectKeyPrefixOption(keyPrefix: unknown): void {
     // Scripts build keys from the queue prefix; an ioredis keyPrefix would only apply to KEYS.
     throw new ValidationError('ioredis keyPrefix is not supported: use the prefix option instead');
   }
-}
-
-/** A URL with its password hidden, for messages. */
-function redactUrl(text: string): string {
-  return text.replace(/\/\/([^@/]*)@/, '//***@');
 }
 
 const warnedServers = new Set<string>();

@@ -73,6 +73,7 @@ export type { BackoffOptions, DurableOptions, JobsOptions, KeepJobs } from './jo
 export type { QueueOptions, QueueBaseOptions } from './queue-options';
 export type { WorkerOptions, RateLimiterOptions } from './worker-options';
 export type { ConnectionOptions, RedisClient } from './connection';
+export { maskRedisUrl } from './redis-url-mask';
 export type { JobState, JobStateReply, CleanState } from './backend/queue-operations';
 export { DEFAULTS } from './defaults';
 export { OXMQ_VERSION } from './version';

@@ -19,6 +19,7 @@ import {
 } from './embedded-redis';
 import { freePort, portInUse } from './free-port';
 import { redisCredentialsFile } from './redis-password';
+import { teamCodeEnv } from './team-code-env';
 import type { LauncherLog } from './log';
 import type { LauncherSettings } from './settings';
 import { upMessage } from './up-message';
@@ -134,8 +135,8 @@ export class System {
         ['--import', 'tsx', path.join(root, 'runner', 'main.ts')],
         {
           cwd: root,
-          env: {
-            ...process.env,
+          // Processor code runs in there: no console secret (team-code-env.ts).
+          env: teamCodeEnv(process.env, {
             ...redisEnv,
             ...hashTags,
             OXMQ_PREFIX: settings.prefix,
@@ -143,7 +144,7 @@ export class System {
             WORKER_HEALTH_PORT: String(healthPort),
             OXMQ_SHUTDOWN_TIMEOUT_MS: String(settings.shutdownTimeoutMs),
             OXMQ_LOG_LEVEL: settings.logLevel,
-          },
+          }),
         },
       );
       essentials.push(this.runner);
@@ -170,13 +171,12 @@ export class System {
         ['--import', 'tsx', path.join(root, 'demo', 'producer.ts')],
         {
           cwd: root,
-          env: {
-            ...process.env,
+          env: teamCodeEnv(process.env, {
             ...redisEnv,
             ...hashTags,
             OXMQ_PREFIX: settings.prefix,
             OXMQ_LOG_LEVEL: settings.logLevel,
-          },
+          }),
         },
       );
       // The demo is a tour, not a part of the system: if it dies the rest keeps running.

@@ -2,10 +2,12 @@
  * The runner's health endpoints on plain node:http: GET /livez (the process answers), GET
  * /readyz (it is doing its job: workers running, Redis reachable, not shutting down), GET
  * /health (the detail a person or a dashboard reads) and GET /metrics (Prometheus text, see
- * docs/metrics.md).
+ * docs/metrics.md). A request naming a host it does not know is refused before any of them
+ * (runner/host-check.ts).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostAllowed, hostPolicy, type HostPolicy } from './host-check';
 
 export type Readiness =
   | { ready: true; status: 'ready' }
@@ -36,9 +38,17 @@ function send(response: http.ServerResponse, status: number, body: object): void
 
 async function route(
   source: HealthSource,
+  policy: HostPolicy,
   request: http.IncomingMessage,
   response: http.ServerResponse,
 ): Promise<void> {
+  if (!hostAllowed(request.headers.host, policy)) {
+    // 421: this server does not serve that name. The body does not echo the Host back.
+    return send(response, 421, {
+      error:
+        'host not allowed: use an IP address or localhost, or list the name in WORKER_HEALTH_ALLOWED_HOSTS',
+    });
+  }
   const pathname = new URL(request.url ?? '/', 'http://health').pathname;
   const known =
     pathname === '/livez' ||
@@ -62,14 +72,22 @@ async function route(
   });
 }
 
-/** Listens on host:port (0 = any free port) and resolves once listening. */
+export interface HealthListen {
+  readonly host: string;
+  /** 0 = any free port. */
+  readonly port: number;
+  /** Host names answered besides addresses and localhost (WORKER_HEALTH_ALLOWED_HOSTS). */
+  readonly allowedHosts?: readonly string[];
+}
+
+/** Listens on host:port and resolves once listening. */
 export function startHealthServer(
-  host: string,
-  port: number,
+  { host, port, allowedHosts = [] }: HealthListen,
   source: HealthSource,
 ): Promise<HealthServer> {
+  const policy = hostPolicy(host, allowedHosts);
   const server = http.createServer((request, response) => {
-    route(source, request, response).catch((error: unknown) =>
+    route(source, policy, request, response).catch((error: unknown) =>
       send(response, 500, { error: error instanceof Error ? error.message : String(error) }),
     );
   });

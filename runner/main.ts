@@ -7,6 +7,7 @@ import { createRunnerLogger, type Logger } from './logger';
 import { startRunner } from './runner';
 import { loadRunnerSettings, type RunnerSettings } from './settings';
 import { startRunnerTelemetry } from './telemetry';
+import { withholdConsoleEnv } from './withhold-console-env';
 
 function readSettings(): RunnerSettings {
   try {
@@ -39,6 +40,10 @@ async function main(): Promise<void> {
   const settings = readSettings();
   const logger = createRunnerLogger(settings.logLevel);
   guardProcess(logger);
+  // Before any processor module is imported (docs/security.md).
+  const withheld = withholdConsoleEnv();
+  if (withheld.length > 0)
+    logger.warn({ variables: withheld }, "console variables removed from the runner's environment");
   // Before any worker exists: the engine takes its meter and tracer from the global API.
   const telemetry = startRunnerTelemetry({
     tracing: settings.tracing,

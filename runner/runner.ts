@@ -98,7 +98,12 @@ export async function startRunner(
   const shown = healthPaths(settings.processorsDirs);
   let health: HealthServer;
   try {
-    health = await startHealthServer(settings.healthHost, settings.healthPort, {
+    const listen = {
+      host: settings.healthHost,
+      port: settings.healthPort,
+      allowedHosts: settings.healthAllowedHosts,
+    };
+    health = await startHealthServer(listen, {
       readiness,
       metrics: options.serveMetrics,
       detail: () => ({

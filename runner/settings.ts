@@ -33,6 +33,10 @@ export const RUNNER_SETTINGS_SCHEMA = z
     OXMQ_PROCESSORS_DIR: commaListField(['processors']),
     WORKER_HEALTH_PORT: portField(3001),
     WORKER_HEALTH_HOST: hostField('127.0.0.1'),
+    WORKER_HEALTH_ALLOWED_HOSTS: commaListField([], {
+      test: (name) => name === '*' || /^[a-z0-9.-]+$/i.test(name),
+      message: 'must be a host name without port, or * for any',
+    }),
     OXMQ_SHUTDOWN_TIMEOUT_MS: positiveIntMsField(25_000),
     OXMQ_LOG_LEVEL: logLevelField('info'),
   })
@@ -50,6 +54,11 @@ export interface RunnerSettings {
   /** 0 = any free port (the chosen one is logged). */
   readonly healthPort: number;
   readonly healthHost: string;
+  /**
+   * Host names the health server answers besides addresses and localhost; `*`: any
+   * (runner/host-check.ts).
+   */
+  readonly healthAllowedHosts: readonly string[];
   readonly shutdownTimeoutMs: number;
   readonly logLevel: LogLevel;
   /** The standard OTEL_* variables ask for traces (the SDK reads them itself). */
@@ -71,6 +80,7 @@ export function loadRunnerSettings(
     processorsDirs: raw.OXMQ_PROCESSORS_DIR.map((dir) => path.resolve(cwd, dir)),
     healthPort: raw.WORKER_HEALTH_PORT,
     healthHost: raw.WORKER_HEALTH_HOST,
+    healthAllowedHosts: raw.WORKER_HEALTH_ALLOWED_HOSTS,
     shutdownTimeoutMs: raw.OXMQ_SHUTDOWN_TIMEOUT_MS,
     logLevel: raw.OXMQ_LOG_LEVEL,
     tracing: tracingRequested(env),

@@ -51,6 +51,9 @@ export interface ChildStartOptions {
 
 function forkTransport(file: string, options: ForkOptions = {}): ChildTransport {
   const runtime = sandboxRuntime(file);
+  // No env of its own unless the caller gives one: the child inherits this process's, so it
+  // sees what the parent's in-process processors see (the worker runner has already taken the
+  // console's variables out of it: runner/withhold-console-env.ts).
   const child = fork(runtime.entryFile, [file], {
     ...options,
     // The loader must stay; the caller's flags (a heap limit, say) come after it.
@@ -116,6 +119,7 @@ hooks.then(() => import(workerData.entryUrl));
 
 function threadTransport(file: string, options: ThreadOptions = {}): ChildTransport {
   const runtime = sandboxRuntime(file);
+  // Without `env` a thread starts with a copy of this process's environment, as a forked child.
   const thread = new ThreadWorker(THREAD_BOOTSTRAP, {
     ...options,
     eval: true,

@@ -167,12 +167,12 @@ describe('Redis connection settings', () => {
       }),
     ).join('\n');
     expect(shown).toContain('REDIS_URL: must be a redis:// or rediss:// URL');
-    expect(shown).toContain('redis://user:***@host:notaport');
+    expect(shown).toContain('redis://***@host:notaport');
     expect(shown).not.toContain('hunter');
     const cluster = runner({ REDIS_CLUSTER_NODES: 'h:1', REDIS_PASSWORD: 'hunter3' }).redis;
     expect(describeRedisTarget(cluster)).not.toContain('hunter');
     const url = runner({ REDIS_URL: 'redis://user:hunter2@h:1' }).redis;
-    expect(describeRedisTarget(url)).toBe('redis://user:***@h:1');
+    expect(describeRedisTarget(url)).toBe('redis://***@h:1');
   });
 
   it('turns TLS on for rediss:// or REDIS_TLS, for every node a connection reaches', () => {

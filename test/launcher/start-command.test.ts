@@ -6,7 +6,7 @@
  * active and stops the embedded Redis; a second start on the same data finds every job, and
  * `npm start -- --demo` feeds the demo queues.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobActionResponse, JobDetailResponse } from '../../lib/api-types';
@@ -33,6 +33,40 @@ export default async function slow(job: Job<{ ms: number }>) {
   return { slept: job.data.ms };
 }
 `;
+
+/** Reports which variables processor code can read, in the runner's process or a sandbox. */
+const envModule = (queue: string, sandbox: string) => `
+export const queue = '${queue}';
+export const options = { sandbox: ${sandbox} };
+export default async function variables() {
+  return { names: Object.keys(process.env).sort(), myService: process.env.MY_SERVICE_URL };
+}
+`;
+
+/** The console's secrets, set in the environment \`npm start\` runs in. */
+const CONSOLE_SECRETS = {
+  NEXTAUTH_SECRET: 'launcher-test-session-secret-0123',
+  OXMQ_ADMIN_USER: 'ops',
+  OXMQ_ADMIN_PASSWORD: 'launcher-test-admin-password',
+  OXMQ_METRICS_TOKEN: 'launcher-test-metrics-token-0123',
+  OXMQ_USERS: JSON.stringify([
+    { username: 'viewer', passwordHash: '$2b$10$' + 'a'.repeat(53), role: 'viewer' },
+  ]),
+};
+
+/** The variable names a running process of ours started with (Linux: /proc/<pid>/environ). */
+function startEnvOf(script: string): string[] {
+  for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(script)) continue;
+      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      return environ.filter(Boolean).map((entry) => entry.slice(0, entry.indexOf('=')));
+    } catch {
+      // Gone meanwhile, or not ours.
+    }
+  }
+  throw new Error(`no process runs ${script}`);
+}
 
 /** Build, Redis, console and runner on two cores: generous, and only a bound on a hang. */
 const UP_TIMEOUT_MS = 240_000;
@@ -195,6 +229,49 @@ describe('npm start on a fresh clone', () => {
     expect(emails?.completed).toBeGreaterThan(0);
 
     system.signal('SIGINT');
+    expect(await system.exited).toBe(0);
+  }, 600_000);
+
+  it("hands the runner, the demo and their processors none of the console's secrets, but the team's variables", async () => {
+    const processors = path.join(dir, 'env-processors');
+    mkdirSync(processors, { recursive: true });
+    writeFileSync(path.join(processors, 'env-inline.ts'), envModule('env-inline', 'false'));
+    writeFileSync(path.join(processors, 'env-process.ts'), envModule('env-process', "'process'"));
+    writeFileSync(path.join(processors, 'env-thread.ts'), envModule('env-thread', "'thread'"));
+    const system = await start(['--demo'], {
+      ...CONSOLE_SECRETS,
+      OXMQ_PROCESSORS_DIR: processors,
+      MY_SERVICE_URL: 'https://service.internal',
+    });
+    const secrets = Object.keys(CONSOLE_SECRETS);
+    for (const script of [
+      path.join(dir, 'runner', 'main.ts'),
+      path.join(dir, 'demo', 'producer.ts'),
+    ]) {
+      const names = startEnvOf(script);
+      for (const secret of secrets)
+        expect(names, `${script} starts with ${secret}`).not.toContain(secret);
+      expect(names, script).toContain('MY_SERVICE_URL');
+    }
+
+    const client = await signIn(`http://localhost:${env.PORT}`, {
+      username: CONSOLE_SECRETS.OXMQ_ADMIN_USER,
+      password: CONSOLE_SECRETS.OXMQ_ADMIN_PASSWORD,
+    });
+    for (const queue of ['env-inline', 'env-process', 'env-thread']) {
+      const id = await addJob(client, queue, 'report', {});
+      const job = await waitFor(async () => {
+        const found = await jobOf(client, queue, id);
+        return found?.state === 'completed' || found?.state === 'failed' ? found : null;
+      }, 30_000);
+      expect(job?.state, queue).toBe('completed');
+      const reported = job!.returnvalue as { names: string[]; myService?: string };
+      for (const secret of secrets)
+        expect(reported.names, `${queue} reads ${secret}`).not.toContain(secret);
+      expect(reported.myService, queue).toBe('https://service.internal');
+    }
+
+    system.signal('SIGTERM');
     expect(await system.exited).toBe(0);
   }, 600_000);
 });
