@@ -24,6 +24,25 @@ describe('csv cells', () => {
     expect(csvCell('-5 is text here')).toBe("'-5 is text here");
   });
 
+  it('defuses formulas a semicolon-locale spreadsheet would find inside a cell', () => {
+    const hostile = [
+      'report;=HYPERLINK("http://evil","x")',
+      'a; +1+1',
+      'a;-2;@SUM(A1)',
+      'one\n=cmd|calc',
+      'tab\t=1',
+      { note: 'x;=1' },
+    ];
+    const csv = csvRow(['id', ...hostile]);
+    // Such a spreadsheet splits at ';' (and at tabs and line breaks), honours a quote only at
+    // the start of its own cell, and trims leading spaces: no cell it sees may start a formula.
+    const cells = csv.split(/[;\t\r\n]/).map((cell) => cell.trimStart().replace(/^"/, ''));
+    expect(cells.filter((cell) => /^[=+\-@]/.test(cell))).toEqual([]);
+    // The text stays readable: one apostrophe before each formula character, nothing lost.
+    expect(csvCell('report;=HYPERLINK(1)')).toBe("report;'=HYPERLINK(1)");
+    expect(csvCell('a;b;c')).toBe('a;b;c');
+  });
+
   it('ends rows with CRLF', () => {
     expect(csvRow(['a', 1, null])).toBe('a,1,\r\n');
   });
