@@ -6,6 +6,8 @@
 import { useState } from 'react';
 import type { SchedulerIteration, SchedulerRow } from '@/lib/api-types';
 import { formatCount } from '@/lib/format-number';
+import { roleOfAction } from '@/lib/permissions';
+import { useCanMutate } from '../session/session-context';
 import { formatEvery } from './format-every';
 import { SchedulerEditForm } from './scheduler-edit-form';
 import type { SchedulerCommand } from './use-schedulers';
@@ -32,6 +34,7 @@ export function SchedulerRowView({
 }) {
   const [editing, setEditing] = useState(false);
   const [confirmRemove, setConfirmRemove] = useState(false);
+  const canRemove = useCanMutate(roleOfAction('scheduler.remove'));
   const runs = row.iterationCount === null ? '–' : formatCount(row.iterationCount);
   return (
     <tr data-scheduler-id={row.id}>
@@ -96,7 +99,7 @@ export function SchedulerRowView({
                 Edit
               </button>
             )}
-            {confirmRemove ? (
+            {!canRemove ? null : confirmRemove ? (
               <>
                 <button
                   type="button"

@@ -10,6 +10,7 @@ import 'server-only';
 import type { NextRequest } from 'next/server';
 import { z } from 'zod';
 import type { AuditOutcome } from 'oxmq/admin';
+import { roleOfAction, type ActionName } from '../permissions';
 import { hasRole, type Role } from '../roles';
 import { ApiProblem, errorResponse } from './api-error';
 import { engineRefusal } from './engine-errors';
@@ -35,11 +36,7 @@ const MAX_AUDITED_BODY_CHARS = 4_096;
 
 type AnySchema = z.ZodType;
 
-export interface RouteSpec<P extends AnySchema, Q extends AnySchema, B extends AnySchema> {
-  /** The weakest role allowed. */
-  role: Role;
-  /** Present on state-changing routes: the audit action name and what it targets. */
-  mutation?: { action: string; target: (params: Record<string, string>) => string };
+interface RouteSpecBase<P extends AnySchema, Q extends AnySchema, B extends AnySchema> {
   params?: P;
   query?: Q;
   /** Mutations only; defaults to an empty strict object (`{}`). */
@@ -47,6 +44,32 @@ export interface RouteSpec<P extends AnySchema, Q extends AnySchema, B extends A
   /** An expensive route: each user has a budget of requests of this kind (route-rate-limit.ts). */
   budget?: RouteBudgetName;
 }
+
+/** A read: the weakest role allowed is named here. */
+interface ReadRouteSpec<
+  P extends AnySchema,
+  Q extends AnySchema,
+  B extends AnySchema,
+> extends RouteSpecBase<P, Q, B> {
+  role: Role;
+  mutation?: undefined;
+}
+
+/**
+ * A state-changing route: the audit action name and what it targets. Its role is the action's
+ * in lib/permissions.ts, the one table the docs are generated from, so it cannot be set here.
+ */
+interface MutationRouteSpec<
+  P extends AnySchema,
+  Q extends AnySchema,
+  B extends AnySchema,
+> extends RouteSpecBase<P, Q, B> {
+  role?: never;
+  mutation: { action: ActionName; target: (params: Record<string, string>) => string };
+}
+
+export type RouteSpec<P extends AnySchema, Q extends AnySchema, B extends AnySchema> =
+  ReadRouteSpec<P, Q, B> | MutationRouteSpec<P, Q, B>;
 
 export interface RouteInput<P extends AnySchema, Q extends AnySchema, B extends AnySchema> {
   request: NextRequest;
@@ -72,6 +95,7 @@ export function withRoute<
   spec: RouteSpec<P, Q, B>,
   handler: (input: RouteInput<P, Q, B>) => Promise<unknown>,
 ): (request: NextRequest, context: NextRouteContext) => Promise<Response> {
+  const role: Role = spec.mutation ? roleOfAction(spec.mutation.action) : spec.role;
   return async (request, context) => {
     let user: SessionUser | null = null;
     let rawParams: Record<string, string> = {};
@@ -102,8 +126,8 @@ export function withRoute<
       if (spec.mutation && !isSameOrigin(request, new URL(getEnv().NEXTAUTH_URL).origin)) {
         throw new ApiProblem(403, 'CROSS_ORIGIN', 'Mutations must come from the console itself');
       }
-      if (!hasRole(user.role, spec.role)) {
-        throw new ApiProblem(403, 'FORBIDDEN', `This needs the ${spec.role} role`);
+      if (!hasRole(user.role, role)) {
+        throw new ApiProblem(403, 'FORBIDDEN', `This needs the ${role} role`);
       }
       if (spec.mutation && isReadOnly()) {
         throw new ApiProblem(403, 'READ_ONLY', 'The console is in read-only mode');

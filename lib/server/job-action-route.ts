@@ -1,19 +1,20 @@
 /**
- * One POST route per job action: the role it needs, its body schema and how
+ * One POST route per job action: its body schema and how
  * the body becomes an engine action. Every one is audited by withRoute as `job.<action>`.
  */
 import 'server-only';
 import type { z } from 'zod';
 import type { JobAction } from 'oxmq/admin';
 import type { JobActionResponse } from '../api-types';
-import type { Role } from '../roles';
 import { withRoute } from './api';
 import { jobNotFound, jobParams, jobTarget, requireQueue } from './job-route';
 import { admin } from './oxmq';
 
+type JobActionName = 'retry' | 'promote' | 'delay' | 'priority' | 'data' | 'remove';
+
 interface JobActionSpec<B extends z.ZodType> {
-  action: string;
-  role: Role;
+  /** The job action; its role is `job.<action>`'s in lib/permissions.ts. */
+  action: JobActionName;
   body: B;
   /** The engine action, given the body and the job's route params. */
   toAction: (
@@ -25,8 +26,7 @@ interface JobActionSpec<B extends z.ZodType> {
 export function jobActionRoute<B extends z.ZodType>(spec: JobActionSpec<B>) {
   return withRoute(
     {
-      role: spec.role,
-      mutation: { action: `job.${spec.action}`, target: jobTarget },
+      mutation: { action: `job.${spec.action}` as const, target: jobTarget },
       params: jobParams,
       body: spec.body,
     },

@@ -6,9 +6,10 @@
  */
 import 'server-only';
 import { z } from 'zod';
+import { BULK_ACTION_PERMISSIONS } from '../permissions';
 import { BULK_ACTIONS } from 'oxmq/admin';
 import { queueCountStateSchema } from '../http/job-states';
-import { hasRole, type Role } from '../roles';
+import { hasRole } from '../roles';
 import { ApiProblem } from './api-error';
 import type { SessionUser } from './auth';
 import { queueParams } from './queue-route';
@@ -45,14 +46,8 @@ export const bulkParams = queueParams.extend({
   id: z.string().regex(/^[0-9a-f]{24}$/, 'not a bulk operation id'),
 });
 
-export const ACTION_ROLES: Record<z.infer<typeof bulkActionSchema>, Role> = {
-  retry: 'operator',
-  promote: 'operator',
-  remove: 'admin',
-};
-
 export function requireActionRole(user: SessionUser, action: z.infer<typeof bulkActionSchema>) {
-  const role = ACTION_ROLES[action];
+  const { role } = BULK_ACTION_PERMISSIONS[action];
   if (!hasRole(user.role, role)) {
     throw new ApiProblem(403, 'FORBIDDEN', `${action} needs the ${role} role`);
   }

@@ -1,7 +1,8 @@
 /**
  * The POST handlers of …/schedulers/:schedulerId/{run,pause,resume,repeat,remove} and
- * …/groups/:groupId/{pause,resume,concurrency,rate-limit}: operator actions, audited by
- * withRoute and refused in read-only mode like every mutation.
+ * …/groups/:groupId/{pause,resume,concurrency,rate-limit}: operator actions (removing a
+ * scheduler is an admin's: lib/permissions.ts), audited by withRoute and refused in read-only
+ * mode like every mutation.
  */
 import 'server-only';
 import { z } from 'zod';
@@ -17,7 +18,6 @@ type SchedulerVerb = 'run' | 'pause' | 'resume' | 'remove';
 export function schedulerActionRoute(verb: SchedulerVerb) {
   return withRoute(
     {
-      role: 'operator',
       mutation: { action: `scheduler.${verb}`, target: schedulerTarget },
       params: schedulerParams,
     },
@@ -55,7 +55,6 @@ const repeatBody = z.union([
 
 export const schedulerRepeatRoute = withRoute(
   {
-    role: 'operator',
     mutation: { action: 'scheduler.repeat', target: schedulerTarget },
     params: schedulerParams,
     body: repeatBody,
@@ -75,7 +74,6 @@ export const schedulerRepeatRoute = withRoute(
 export function groupStateRoute(verb: 'pause' | 'resume') {
   return withRoute(
     {
-      role: 'operator',
       mutation: { action: `group.${verb}`, target: groupTarget },
       params: groupParams,
     },
@@ -88,7 +86,6 @@ export function groupStateRoute(verb: 'pause' | 'resume') {
 
 export const groupConcurrencyRoute = withRoute(
   {
-    role: 'operator',
     mutation: { action: 'group.concurrency', target: groupTarget },
     params: groupParams,
     // null clears the group's own cap (the queue-wide default applies again).
@@ -105,7 +102,6 @@ export const groupConcurrencyRoute = withRoute(
 
 export const groupRateLimitRoute = withRoute(
   {
-    role: 'operator',
     mutation: { action: 'group.rate-limit', target: groupTarget },
     params: groupParams,
     body: z

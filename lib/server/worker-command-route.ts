@@ -19,7 +19,6 @@ const workerParams = queueParams.extend({
 export function workerCommandRoute(command: 'quiet' | 'resume') {
   return withRoute(
     {
-      role: 'operator',
       mutation: {
         action: `worker.${command}`,
         target: (params) =>

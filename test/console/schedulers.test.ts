@@ -1,7 +1,7 @@
 /**
  * Job schedulers through the console's API (…/schedulers): a viewer lists them with their next
  * run, an operator runs one now (an ordinary job), pauses and resumes it, edits its schedule
- * (a bad cron pattern is the engine's message as INVALID_INPUT) and removes it; a viewer's
+ * (a bad cron pattern is the engine's message as INVALID_INPUT); only an admin removes it; a viewer's
  * action is 403; actions are audited; a read-only console refuses them.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -151,10 +151,15 @@ describe('scheduler actions', () => {
     });
   });
 
-  it('removes a scheduler; 404 for one that does not exist', async () => {
-    expect((await operator.post(`${base}/schedulers/hourly/remove`, {})).status).toBe(200);
+  it('lets only an admin remove a scheduler; 404 for one that does not exist', async () => {
+    // Removing stops every future run: operators remove nothing (docs/security.md, Roles).
+    const refused = await operator.post(`${base}/schedulers/hourly/remove`, {});
+    expect(refused.status).toBe(403);
+    expect(await queue.getJobScheduler('hourly')).toBeDefined();
+    const admin = await signIn(baseUrl, ADMIN);
+    expect((await admin.post(`${base}/schedulers/hourly/remove`, {})).status).toBe(200);
     expect(await queue.getJobScheduler('hourly')).toBeUndefined();
-    expect((await operator.post(`${base}/schedulers/hourly/remove`, {})).status).toBe(404);
+    expect((await admin.post(`${base}/schedulers/hourly/remove`, {})).status).toBe(404);
     expect((await operator.post(`${base}/schedulers/hourly/run`, {})).status).toBe(404);
   });
 });

@@ -15,7 +15,6 @@ const params = z.object({ username: z.string().min(1).max(256) });
 
 export const POST = withRoute(
   {
-    role: 'admin',
     mutation: { action: 'user.sign-out-everywhere', target: (p) => `user:${p.username ?? '?'}` },
     params,
   },

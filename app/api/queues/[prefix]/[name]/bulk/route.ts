@@ -34,7 +34,6 @@ const body = z
 
 export const POST = withRoute(
   {
-    role: 'operator',
     mutation: { action: 'jobs.bulk.create', target: queueTarget },
     params: queueParams,
     body,

@@ -23,7 +23,6 @@ const body = z
 
 export const POST = withRoute(
   {
-    role: 'admin',
     mutation: { action: 'queue.clean', target: queueTarget },
     params: queueParams,
     body,

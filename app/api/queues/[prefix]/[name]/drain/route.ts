@@ -14,7 +14,6 @@ const body = z
 
 export const POST = withRoute(
   {
-    role: 'admin',
     mutation: { action: 'queue.drain', target: queueTarget },
     params: queueParams,
     body,

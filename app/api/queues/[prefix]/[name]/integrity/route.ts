@@ -31,7 +31,6 @@ export const GET = withRoute(
 
 export const POST = withRoute(
   {
-    role: 'admin',
     mutation: { action: 'queue.integrity.repair', target: queueTarget },
     params: queueParams,
     body: integrityRepairBodySchema,

@@ -55,7 +55,6 @@ const newJob = z
 /** Adds a job (the queue need not exist yet: its first job creates it); answers its id. */
 export const POST = withRoute(
   {
-    role: 'operator',
     mutation: { action: 'job.add', target: queueTarget },
     params: queueParams,
     body: newJob,

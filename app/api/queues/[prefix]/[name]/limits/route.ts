@@ -28,7 +28,6 @@ const body = z
 
 export const POST = withRoute(
   {
-    role: 'operator',
     mutation: { action: 'queue.limits', target: queueTarget },
     params: queueParams,
     body,

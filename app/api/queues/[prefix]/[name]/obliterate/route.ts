@@ -12,7 +12,6 @@ const body = z.object({ confirm: z.string().max(256), force: z.boolean().default
 
 export const POST = withRoute(
   {
-    role: 'admin',
     mutation: { action: 'queue.obliterate', target: queueTarget },
     params: queueParams,
     body,

@@ -7,7 +7,6 @@ export const dynamic = 'force-dynamic';
 
 export const POST = withRoute(
   {
-    role: 'operator',
     mutation: { action: 'queue.resume', target: queueTarget },
     params: queueParams,
   },

@@ -18,7 +18,6 @@ const body = z
 
 export const POST = withRoute(
   {
-    role: 'operator',
     mutation: { action: 'jobs.selection', target: queueTarget },
     params: queueParams,
     body,

@@ -10,7 +10,6 @@ export const dynamic = 'force-dynamic';
 
 export const POST = withRoute(
   {
-    role: 'operator',
     mutation: { action: 'jobs.bulk.cancel', target: (p) => `${queueTarget(p)}#${p.id ?? '?'}` },
     params: bulkParams,
   },

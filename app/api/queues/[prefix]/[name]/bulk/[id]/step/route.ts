@@ -13,7 +13,6 @@ const body = z.object({ chunk: z.number().int().min(1).max(500).optional() }).st
 
 export const POST = withRoute(
   {
-    role: 'operator',
     mutation: { action: 'jobs.bulk.step', target: (p) => `${queueTarget(p)}#${p.id ?? '?'}` },
     params: bulkParams,
     body,

@@ -14,7 +14,6 @@ export const dynamic = 'force-dynamic';
 
 export const POST = withRoute(
   {
-    role: 'operator',
     mutation: { action: 'job.cancel', target: jobTarget },
     params: jobParams,
     body: z.object({ reason: z.string().max(500).optional() }).strict(),

@@ -10,7 +10,6 @@ export const dynamic = 'force-dynamic';
 /** Admin only: replaces the job's data. Values still shown as redacted keep their stored value. */
 export const POST = jobActionRoute({
   action: 'data',
-  role: 'admin',
   body: z.object({ data: z.json() }).strict(),
   toAction: async (body, params) => {
     const stored = await admin().jobs.storedData(params.prefix, params.name, params.id);

@@ -8,7 +8,6 @@ const MAX_DELAY_MS = 365 * 24 * 60 * 60 * 1000;
 
 export const POST = jobActionRoute({
   action: 'delay',
-  role: 'operator',
   body: z.object({ delay: z.number().int().min(0).max(MAX_DELAY_MS) }).strict(),
   toAction: async (body) => ({ kind: 'delay', delay: body.delay }),
 });

@@ -9,7 +9,6 @@ export const dynamic = 'force-dynamic';
 /** Adds a copy of the job (same name, data and options, a new id); answers the copy's id. */
 export const POST = withRoute(
   {
-    role: 'operator',
     mutation: { action: 'job.duplicate', target: jobTarget },
     params: jobParams,
     body: z.object({}).strict(),

@@ -8,7 +8,6 @@ const MAX_PRIORITY = 2_097_152;
 
 export const POST = jobActionRoute({
   action: 'priority',
-  role: 'operator',
   body: z.object({ priority: z.number().int().min(0).max(MAX_PRIORITY) }).strict(),
   toAction: async (body) => ({ kind: 'priority', priority: body.priority }),
 });

@@ -5,7 +5,6 @@ export const dynamic = 'force-dynamic';
 
 export const POST = jobActionRoute({
   action: 'retry',
-  role: 'operator',
   body: z.object({}).strict(),
   toAction: async () => ({ kind: 'retry' }),
 });
