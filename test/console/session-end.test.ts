@@ -7,6 +7,7 @@ import { decode, encode } from 'next-auth/jwt';
 import { describe, expect, inject, it } from 'vitest';
 import type { ApiError } from '../../lib/api-types';
 import { signIn, signOut, type ConsoleClient } from './console-client';
+import { openSse } from './sse';
 import { ADMIN, NEXTAUTH_SECRET, OPERATOR, VIEWER } from './users';
 
 const baseUrl = inject('consoleUrl');
@@ -78,4 +79,14 @@ describe('ending sessions', () => {
     expect((await replay(stale)).status).toBe(401);
     expect((await replay(stale, '/')).status).toBe(307);
   });
+
+  it('ends an open live stream when its session is signed out', async () => {
+    const viewer = await signIn(baseUrl, VIEWER);
+    const stream = await openSse(viewer, '/api/events');
+    expect(stream.status).toBe(200);
+    await stream.next((message) => message.event === 'ready');
+    expect((await signOut(viewer)).status).toBe(200);
+    // The stream re-checks its session at each 15 s heartbeat and ends with it.
+    await stream.ended;
+  }, 40_000);
 });

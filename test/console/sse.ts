@@ -15,6 +15,8 @@ export interface SseStream {
   readonly messages: SseMessage[];
   /** Resolves with the first message (already received or future) matching `test`. */
   next(test: (message: SseMessage) => boolean, timeoutMs?: number): Promise<SseMessage>;
+  /** Resolves when the stream has ended, whoever ended it. */
+  readonly ended: Promise<void>;
   close(): void;
 }
 
@@ -27,8 +29,9 @@ export async function openSse(client: ConsoleClient, path: string): Promise<SseS
   });
   const messages: SseMessage[] = [];
   const waiters = new Set<() => void>();
+  let ended: Promise<void> = Promise.resolve();
   if (response.ok && response.body) {
-    void (async () => {
+    ended = (async () => {
       const decoder = new TextDecoder();
       let buffer = '';
       try {
@@ -46,10 +49,12 @@ export async function openSse(client: ConsoleClient, path: string): Promise<SseS
         // Aborted by close(): the stream simply ends.
       }
     })();
+    ended.catch(() => undefined);
   }
   return {
     status: response.status,
     messages,
+    ended,
     next(test, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
