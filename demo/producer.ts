@@ -6,7 +6,7 @@
  */
 import { ConfigError } from '../config/config-error';
 import { describeRedisTarget, openRedis } from '../config/redis-connection';
-import { startDemoProducer } from './demo-producer';
+import { startDemoProducer, type DemoProducer } from './demo-producer';
 import { createDemoLogger } from './logger';
 import { loadDemoSettings, type DemoSettings } from './settings';
 
@@ -42,17 +42,9 @@ function main(): void {
     connected = true;
   });
 
-  const producer = startDemoProducer({
-    connection,
-    prefix: settings.prefix,
-    clusterHashTags: settings.clusterHashTags,
-    logger,
-  });
-  logger.info(
-    { speed: settings.speed, redis: describeRedisTarget(settings.redis) },
-    'demo running',
-  );
-
+  // The handlers go in before the producer says it started: a signal that arrives between that
+  // line and a later process.on() would find Node's default action (exit) still in place.
+  const started: { producer?: DemoProducer } = {};
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -64,8 +56,7 @@ function main(): void {
     }, STOP_DEADLINE_MS).unref();
     // Everything closed, the process ends on its own (exit code 0) once what is in flight has
     // settled, rather than by process.exit() under a module load or a log write still pending.
-    void producer
-      .stop()
+    void (started.producer?.stop() ?? Promise.resolve())
       .then(() => connection.quit())
       .then(() => {
         process.exitCode = 0;
@@ -73,6 +64,17 @@ function main(): void {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+
+  started.producer = startDemoProducer({
+    connection,
+    prefix: settings.prefix,
+    clusterHashTags: settings.clusterHashTags,
+    logger,
+  });
+  logger.info(
+    { speed: settings.speed, redis: describeRedisTarget(settings.redis) },
+    'demo running',
+  );
 }
 
 main();

@@ -50,15 +50,19 @@ async function main(): Promise<void> {
     serviceNameGiven: settings.otelServiceNameGiven,
   });
   if (telemetry.tracing) logger.info('OpenTelemetry tracing on (OTEL_* variables)');
-  const runner = await startRunner(settings, logger, {
+  const starting = startRunner(settings, logger, {
     serveMetrics: telemetry.serveMetrics,
   }).catch((error: unknown) => {
     logger.fatal({ err: error }, 'runner failed to start');
     process.exit(1);
   });
+  // Listening before the runner says it is ready: a signal between that line and a later
+  // process.on() would meet Node's default action (exit at once) instead of a clean shutdown.
+  // A signal during start-up shuts down once the start has finished; a second one is passed on
+  // too (the runner then returns running jobs at once).
   const onSignal = (signal: NodeJS.Signals) => {
-    runner
-      .shutdown(signal)
+    void starting
+      .then((runner) => runner.shutdown(signal))
       .then(() => telemetry.shutdown())
       .then(
         () => process.exit(0),
