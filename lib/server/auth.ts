@@ -13,6 +13,7 @@ import { getServerSession } from 'next-auth';
 import { getToken, type JWT } from 'next-auth/jwt';
 import CredentialsProvider from 'next-auth/providers/credentials';
 import type { NextRequest } from 'next/server';
+import { cache } from 'react';
 import { safeCallbackPath } from '../safe-callback';
 import type { Role } from '../roles';
 import { getEnv } from './env';
@@ -105,9 +106,7 @@ export async function userOfToken(token: JWT | null): Promise<SessionUser | null
   if (!session) return null;
   const user = sessionUser(session.username, token?.stamp);
   if (!user) return null;
-  const ageMs = Date.now() - session.signedInAt;
-  if (ageMs > getEnv().OXMQ_SESSION_ABSOLUTE_HOURS * HOUR_S * 1000) return null;
-  if (await sessionRevocations().isRevoked(session)) return null;
+  if (await sessionRevocations().hasEnded(session)) return null;
   return { username: user.username, role: user.role };
 }
 
@@ -116,10 +115,13 @@ export async function requestUser(request: NextRequest): Promise<SessionUser | n
   return userOfToken(await getToken({ req: request, secret: getEnv().NEXTAUTH_SECRET }));
 }
 
-/** The signed-in user in a server component. */
-export async function currentUser(): Promise<SessionUser | null> {
+/**
+ * The signed-in user in a server component: read once per request (React's cache), since the
+ * layout and the page both ask and each read checks the session in Redis.
+ */
+export const currentUser = cache(async (): Promise<SessionUser | null> => {
   const session = await getServerSession(authOptions());
   const name = session?.user?.name;
   const role = session?.user?.role;
   return typeof name === 'string' && role ? { username: name, role } : null;
-}
+});

@@ -1,5 +1,5 @@
 /**
- * Ending sessions before their cookie expires. Sessions are stateless JWT cookies, so a copied
+ * Ending sessions before their cookie expires: at their absolute lifetime, or when revoked. Sessions are stateless JWT cookies, so a copied
  * cookie would otherwise stay valid after its owner signed out. Two records in Redis, read
  * together on every request (one MGET; both keys share a hash tag, so this works on Cluster):
  *
@@ -38,7 +38,12 @@ export class SessionRevocations {
     private readonly absoluteLifetimeMs: number,
   ) {}
 
-  async isRevoked(session: SessionRef): Promise<boolean> {
+  /**
+   * True when the session is over: past its absolute lifetime (no Redis read needed), or
+   * signed out, by itself or everywhere.
+   */
+  async hasEnded(session: SessionRef, now = Date.now()): Promise<boolean> {
+    if (now - session.signedInAt > this.absoluteLifetimeMs) return true;
     if (this.knownRevoked.get(session.sid)) return true;
     const [revoked, epoch] = await this.client().mget(
       revokedKey(session.sid),
