@@ -39,6 +39,8 @@ export const queryKeys = {
         'groups',
         ...(cursor === undefined ? [] : [cursor]),
       ] as const,
+    groupJobs: (prefix: string, name: string, groupId: string, page: number) =>
+      ['queues', 'page', prefix, name, 'group-jobs', groupId, page] as const,
   },
   // ---- job page and flows page: under queues.all as well ----
   job: {

@@ -272,7 +272,13 @@ function validateGroup(group: unknown, priority: number | undefined): void {
   }
   validateGroupId((group as { id?: unknown }).id);
   if (priority !== undefined && priority > 0) {
-    throw new ValidationError('priority is not supported for grouped jobs');
+    // A group's line is first in, first out (one list per group); ordering it by priority would
+    // cost every grouped add and fetch a sorted set. The two ways to jump a group's line:
+    throw new ValidationError(
+      'priority is not supported for grouped jobs: a group runs its jobs in the order they were added. ' +
+        "To run one job ahead of its group's line, add it with lifo: true; for a lane of urgent " +
+        'work, give it its own group (for example "<group id>-urgent") with its own concurrency.',
+    );
   }
 }
 

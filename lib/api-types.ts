@@ -137,4 +137,4 @@ export type {
   SchedulerPage,
   SchedulerRow,
 } from './http/schedulers';
-export type { GroupInfo, GroupPage } from './http/groups';
+export type { GroupInfo, GroupJobs, GroupPage } from './http/groups';

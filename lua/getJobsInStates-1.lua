@@ -5,22 +5,56 @@
   tail; sorted sets ascend by score. Ids without a hash and legacy "0:" markers are skipped, and
   the window is back-filled from the entries after it, at most ARGV[4] extra windows per state.
 
+  Tenant groups' jobs are listed with their state (includes/groupedStateViews.lua): `wait` reads
+  Q wait and then every ready group's line in group id order, each line from the same end;
+  `delayed` merges Q delayed and Q group-delayed by score. Queues without groups read as before.
+
   KEYS[1] base (Q, the queue key prefix, with trailing colon; state keys are built from it)
 
   ARGV[1] start  ARGV[2] end (negative indexes count from the end, -1 the last)  ARGV[3] "1" ascending | "0" descending
   ARGV[4] max extra windows read to replace skipped ids
-  ARGV[5..] states: wait, paused, active, delayed, prioritized, completed, failed, waiting-children
+  ARGV[5] "jobs" | "ids" (Queue.getRanges: ids only, hashes neither read nor required)
+  ARGV[6..] states: wait, paused, active, delayed, prioritized, completed, failed, waiting-children
 
-  Returns a flat array {jobId1, hashFlat1, jobId2, hashFlat2, ...}; an id appears at most once.
+  Returns a flat array {jobId1, hashFlat1, jobId2, hashFlat2, ...}, or {jobId1, jobId2, ...} for
+  "ids"; an id appears at most once.
 ]]
+--- @include "groupedStateViews"
+
 local Q = KEYS[1]
 local start = tonumber(ARGV[1])
 local stop = tonumber(ARGV[2])
 local ascending = ARGV[3] == "1"
 local maxExtraWindows = tonumber(ARGV[4])
+local idsOnly = ARGV[5] == "ids"
 local listStates = {wait = true, paused = true, active = true}
 
-local function readWindow(key, isList, from, to)
+-- The grouped view of a state, or nil when its plain key holds the whole state.
+local function groupedView(state)
+  if state == "wait" and redis.call("EXISTS", Q .. "groups") == 1 then
+    local lines = waitingLines(Q)
+    return {total = totalLength(lines), read = function(from, to)
+      return readLines(lines, from, to, ascending)
+    end}
+  end
+  if state == "delayed" and redis.call("EXISTS", Q .. "group-delayed") == 1 then
+    local sets = {Q .. "delayed", Q .. "group-delayed"}
+    return {total = redis.call("ZCARD", sets[1]) + redis.call("ZCARD", sets[2]),
+      read = function(from, to)
+        return readMergedSets(sets, from, to, not ascending)
+      end}
+  end
+  return nil
+end
+
+local function readWindow(key, isList, from, to, view)
+  if view then
+    local a, b = absoluteWindow(from, to, view.total)
+    if a == nil then
+      return {}
+    end
+    return view.read(a, b)
+  end
   if isList then
     if ascending then
       -- Index i from the tail is -(i + 1); to = -1 (the end) becomes index 0, the head.
@@ -45,10 +79,11 @@ end
 
 local result = {}
 local seen = {}
-for i = 5, #ARGV do
+for i = 6, #ARGV do
   local state = ARGV[i]
   local key = Q .. state
   local isList = listStates[state]
+  local view = groupedView(state)
   -- A window with a negative index counts from the end: read it once, without back-filling.
   local wanted = nil
   if start >= 0 and stop >= 0 then
@@ -59,10 +94,15 @@ for i = 5, #ARGV do
     local found = 0
     local extraWindows = 0
     while true do
-      local ids = readWindow(key, isList, from, to)
+      local ids = readWindow(key, isList, from, to, view)
       for _, jobId in ipairs(ids) do
         if (wanted == nil or found < wanted) and not seen[jobId] and string.sub(jobId, 1, 2) ~= "0:" then
-          local hash = redis.call("HGETALL", Q .. jobId)
+          if idsOnly then
+            seen[jobId] = true
+            found = found + 1
+            result[#result + 1] = jobId
+          end
+          local hash = idsOnly and {} or redis.call("HGETALL", Q .. jobId)
           if #hash > 0 then
             seen[jobId] = true
             found = found + 1

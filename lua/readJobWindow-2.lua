@@ -8,6 +8,10 @@
   them. Doing the window and the reads in one call halves the round trips of a pipelined scan and
   sizes each job with no reply per field.
 
+  The waiting and delayed states include the tenant groups' jobs (includes/groupedStateViews.lua):
+  a window of Q wait walks on into every ready group's line (group id order), one of Q delayed
+  into Q group-delayed; `length` counts them all.
+
   KEYS[1] state (the state's key: wait / active list, or a sorted set such as completed)
   KEYS[2] base (Q, the queue key prefix with trailing colon; a job's hash is Q .. id)
 
@@ -25,6 +29,8 @@
   read, "g" gone (no hash), "L" too large (followed by its size). Fewer ids than the window when the state ended or the byte
   budget did (the caller compares with the window it asked for).
 ]]
+--- @include "groupedStateViews"
+
 local stateKey, Q = KEYS[1], KEYS[2]
 local kind, fromEnd = ARGV[1], ARGV[2]
 local offset, count = tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -36,7 +42,15 @@ for i = 8, #ARGV do
 end
 
 local ids, length
-if kind == "list" then
+if stateKey == Q .. "wait" and redis.call("EXISTS", Q .. "groups") == 1 then
+  local lines = waitingLines(Q)
+  length = totalLength(lines)
+  ids = readLines(lines, offset, offset + count - 1, fromEnd == "tail")
+elseif stateKey == Q .. "delayed" and redis.call("EXISTS", Q .. "group-delayed") == 1 then
+  local sets = {stateKey, Q .. "group-delayed"}
+  length = redis.call("ZCARD", sets[1]) + redis.call("ZCARD", sets[2])
+  ids = readSetsInTurn(sets, offset, offset + count - 1, fromEnd == "tail")
+elseif kind == "list" then
   length = redis.call("LLEN", stateKey)
   if fromEnd == "head" then
     ids = redis.call("LRANGE", stateKey, offset, offset + count - 1)

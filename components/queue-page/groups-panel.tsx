@@ -2,12 +2,14 @@
 /**
  * The queue's tenant groups, 50 at a time in id order through the engine's getGroups cursor
  * (Previous keeps the cursors already seen): shown only when the queue has groups. Limits shown
- * are the effective ones (the group's own, else the queue default). Operators pause / resume a
- * group and set or clear its concurrency and rate limit.
+ * are the effective ones (the group's own, else the queue default). A group's name opens its
+ * jobs below its row. Operators pause / resume a group and set or clear its concurrency and
+ * rate limit.
  */
-import { useState } from 'react';
+import { Fragment, useState } from 'react';
 import { formatCount } from '@/lib/format-number';
 import { useCanMutate } from '../session/session-context';
+import { GroupJobs } from './group-jobs';
 import { GroupLimitsForm } from './group-limits-form';
 import { GROUP_PAGE_SIZE, useGroupCommand, useGroups } from './use-groups';
 
@@ -15,6 +17,7 @@ export function GroupsPanel({ prefix, name }: { prefix: string; name: string }) 
   // cursors[i] opens page i; '' is the first page.
   const [cursors, setCursors] = useState<string[]>(['']);
   const [selected, setSelected] = useState<string | null>(null);
+  const [opened, setOpened] = useState<string | null>(null);
   const cursor = cursors[cursors.length - 1] ?? '';
   const { data } = useGroups(prefix, name, cursor);
   const canOperate = useCanMutate('operator');
@@ -46,36 +49,54 @@ export function GroupsPanel({ prefix, name }: { prefix: string; name: string }) 
         </thead>
         <tbody>
           {data.groups.map((group) => (
-            <tr key={group.id} data-group-id={group.id}>
-              <td>{group.id}</td>
-              <td>{formatCount(group.waiting)}</td>
-              <td>{formatCount(group.active)}</td>
-              <td>{group.concurrency === null ? 'none' : formatCount(group.concurrency)}</td>
-              <td>
-                {group.rateLimit
-                  ? `${formatCount(group.rateLimit.max)} per ${formatCount(group.rateLimit.duration)} ms`
-                  : 'none'}
-              </td>
-              <td data-testid="group-state">{group.paused ? 'paused' : 'running'}</td>
-              {canOperate && (
+            <Fragment key={group.id}>
+              <tr data-group-id={group.id}>
                 <td>
-                  <div className="action-row">
-                    <button
-                      type="button"
-                      disabled={command.isPending}
-                      onClick={() =>
-                        command.mutate({ id: group.id, verb: group.paused ? 'resume' : 'pause' })
-                      }
-                    >
-                      {group.paused ? 'Resume' : 'Pause'}
-                    </button>
-                    <button type="button" onClick={() => setSelected(group.id)}>
-                      Limits…
-                    </button>
-                  </div>
+                  <button
+                    type="button"
+                    className="link-button"
+                    aria-expanded={opened === group.id}
+                    onClick={() => setOpened(opened === group.id ? null : group.id)}
+                  >
+                    {opened === group.id ? '▾' : '▸'} {group.id}
+                  </button>
                 </td>
+                <td>{formatCount(group.waiting)}</td>
+                <td>{formatCount(group.active)}</td>
+                <td>{group.concurrency === null ? 'none' : formatCount(group.concurrency)}</td>
+                <td>
+                  {group.rateLimit
+                    ? `${formatCount(group.rateLimit.max)} per ${formatCount(group.rateLimit.duration)} ms`
+                    : 'none'}
+                </td>
+                <td data-testid="group-state">{group.paused ? 'paused' : 'running'}</td>
+                {canOperate && (
+                  <td>
+                    <div className="action-row">
+                      <button
+                        type="button"
+                        disabled={command.isPending}
+                        onClick={() =>
+                          command.mutate({ id: group.id, verb: group.paused ? 'resume' : 'pause' })
+                        }
+                      >
+                        {group.paused ? 'Resume' : 'Pause'}
+                      </button>
+                      <button type="button" onClick={() => setSelected(group.id)}>
+                        Limits…
+                      </button>
+                    </div>
+                  </td>
+                )}
+              </tr>
+              {opened === group.id && (
+                <tr data-group-jobs-of={group.id}>
+                  <td colSpan={canOperate ? 7 : 6}>
+                    <GroupJobs prefix={prefix} name={name} groupId={group.id} />
+                  </td>
+                </tr>
               )}
-            </tr>
+            </Fragment>
           ))}
         </tbody>
       </table>

@@ -34,7 +34,7 @@ import {
   type FlowChildrenOptions,
   type FlowGraphOptions,
 } from './flow-graph';
-import { actOnGroup, listGroups } from './groups';
+import { actOnGroup, listGroupJobs, listGroups } from './groups';
 import { addJobFromConsole } from './add-job';
 import { duplicateJob, runJobAction } from './job-actions';
 import { getJobChildren, getJobDetail, getJobLogPage } from './job-detail';
@@ -303,6 +303,20 @@ export function createAdmin(client: RedisClient, options: AdminOptions) {
     groups: {
       list: bind(listGroups),
       act: bind(actOnGroup),
+      jobs: async (
+        prefix: string,
+        name: string,
+        groupId: string,
+        opts: Parameters<typeof listGroupJobs>[4],
+      ) => {
+        const listing = await listGroupJobs(client, prefix, name, groupId, opts);
+        const redaction = rules();
+        return {
+          ...listing,
+          waiting: listing.waiting.map((row) => redactJobRow(row, redaction)),
+          active: listing.active.map((row) => redactJobRow(row, redaction)),
+        };
+      },
     },
     integrity: boundIntegrity(client),
     flows: {

@@ -9,8 +9,25 @@ import type { GroupInfo } from '../backend/queue-operations';
 import { OxmqError } from '../errors';
 import { validateGroupId } from '../job-options';
 import { queueHandle } from './queue-handle';
+import { toJobRow, type JobRow } from './jobs';
 
 export const GROUP_LIST_LIMITS = { maxPageSize: 200, defaultPageSize: 50 } as const;
+
+/** A group's job listing: a page of its line, and at most this many of its active jobs. */
+export const GROUP_JOB_LIMITS = { maxPageSize: 100, defaultPageSize: 20, maxActive: 100 } as const;
+
+export interface GroupJobs {
+  groupId: string;
+  /** A page of the group's line, next to run first. */
+  waiting: JobRow[];
+  /** Jobs in the group's line. */
+  waitingTotal: number;
+  /** The group's running jobs (at most GROUP_JOB_LIMITS.maxActive), oldest id first. */
+  active: JobRow[];
+  activeTotal: number;
+  page: number;
+  pageSize: number;
+}
 
 export interface GroupPage {
   groups: GroupInfo[];
@@ -48,6 +65,54 @@ export async function listGroups(
   return { groups: page.groups, cursor: page.cursor, defaults };
 }
 
+async function requireKnownGroup(client: RedisClient, knownKey: string, groupId: string) {
+  validateGroupId(groupId);
+  if ((await client.zscore(knownKey, groupId)) === null) {
+    throw new GroupNotFoundError(`No group ${groupId} in this queue`);
+  }
+}
+
+/**
+ * The jobs of one known group: a page of its line (next to run first) and its running jobs.
+ * Its delayed jobs are not indexed by group (one `Q group-delayed` holds every group's): they
+ * are in the queue's delayed listing.
+ */
+export async function listGroupJobs(
+  client: RedisClient,
+  prefix: string,
+  name: string,
+  groupId: string,
+  opts: { page: number; pageSize: number },
+): Promise<GroupJobs> {
+  const queue = queueHandle(client, prefix, name);
+  await requireKnownGroup(client, queue.keys.groupsKnown, groupId);
+  const pageSize = Math.max(1, Math.min(opts.pageSize, GROUP_JOB_LIMITS.maxPageSize));
+  const page = Math.max(1, opts.page);
+  const start = (page - 1) * pageSize;
+  const activeKey = queue.keys.group(groupId, 'active');
+  const [waiting, waitingTotal, activeIds, activeTotal] = await Promise.all([
+    queue.getGroupJobs(groupId, start, start + pageSize - 1),
+    client.llen(queue.keys.group(groupId, 'wait')),
+    client.sscan(activeKey, '0', 'COUNT', GROUP_JOB_LIMITS.maxActive),
+    client.scard(activeKey),
+  ]);
+  const ids = activeIds[1]
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+    .slice(0, GROUP_JOB_LIMITS.maxActive);
+  const active = (await Promise.all(ids.map((id) => queue.getJob(id)))).filter(
+    (job) => job !== undefined,
+  );
+  return {
+    groupId,
+    waiting: waiting.map(toJobRow),
+    waitingTotal,
+    active: active.map(toJobRow),
+    activeTotal,
+    page,
+    pageSize,
+  };
+}
+
 /**
  * Applies one action to a known group and answers its state after it. Unknown groups are
  * refused: the engine would register any new id in `Q groups:known`, and the console acts only
@@ -60,11 +125,8 @@ export async function actOnGroup(
   groupId: string,
   action: GroupAction,
 ): Promise<GroupInfo> {
-  validateGroupId(groupId);
   const queue = queueHandle(client, prefix, name);
-  if ((await client.zscore(queue.keys.groupsKnown, groupId)) === null) {
-    throw new GroupNotFoundError(`No group ${groupId} in this queue`);
-  }
+  await requireKnownGroup(client, queue.keys.groupsKnown, groupId);
   switch (action.kind) {
     case 'pause':
       await queue.pauseGroup(groupId);

@@ -7,6 +7,9 @@
  * mean exactly what bullmq's getJobCounts means.
  */
 import { isCluster, type RedisClient } from '../connection';
+import { parseGroupedCounts, queueGroupedCounts } from '../backend/redis/grouped-counts';
+import type { QueueKeys } from '../keys';
+import { registerScripts } from '../scripts/loader';
 import type { Metrics } from '../backend/queue-backend';
 import type { WorkerInfo } from '../queue';
 import { queueHandle } from './queue-handle';
@@ -184,7 +187,7 @@ export async function getQueueOverview(
       opts.workers ?? queueWorkers(client, prefix, name),
       queue.getMetrics('completed', 0, minutes - 1),
       queue.getMetrics('failed', 0, failedMinutes - 1),
-      oldestWaitingTimestamp(client, queue.toKey('wait'), queue.keys.base),
+      oldestWaitingTimestamp(client, queue.keys),
       recentStalls(client, queue.keys, now),
       missingWorkers(client, queue.keys, now),
     ]);
@@ -229,19 +232,27 @@ export async function getQueueOverview(
 }
 
 /**
- * The creation time of the job at the wait list's tail (the next one a worker takes, and the
- * oldest, since producers push at the head): one LINDEX and one HGET of a single field, however
- * long the list is.
+ * The creation time of the oldest job next in line: the wait list's tail (the next one a worker
+ * takes, and the oldest, since producers push at the head), and the head of every tenant group's
+ * line. One LINDEX and one HGET for the wait list, however long it is; the groups cost a few
+ * reads per group with ready jobs (engine/backend/redis/grouped-counts.ts).
  */
 async function oldestWaitingTimestamp(
   client: RedisClient,
-  waitKey: string,
-  jobKeyBase: string,
+  keys: QueueKeys,
 ): Promise<number | null> {
-  const id = await client.lindex(waitKey, -1);
-  if (id === null) return null;
-  const timestamp = numberOrNull(await client.hget(jobKeyBase + id, 'timestamp'));
-  return timestamp;
+  registerScripts(client);
+  const pipeline = client.pipeline();
+  pipeline.lindex(keys.wait, -1);
+  queueGroupedCounts(pipeline, keys);
+  const replies = (await pipeline.exec()) ?? [];
+  const [[waitError, id] = [], [groupError, grouped] = []] = replies;
+  if (waitError) throw waitError;
+  if (groupError) throw groupError;
+  const plain = id ? numberOrNull(await client.hget(keys.base + String(id), 'timestamp')) : null;
+  const inGroups = parseGroupedCounts(grouped).oldestWaitingAt;
+  if (plain === null) return inGroups;
+  return inGroups === null ? plain : Math.min(plain, inGroups);
 }
 
 /** Overviews of many queues with one CLIENT LIST for all of them, not one per queue. */

@@ -39,6 +39,7 @@ export interface ScriptKeyNames {
   changePriority: readonly ['wait', 'meta', 'prioritized', 'active', 'pc', 'marker', 'jobHash'];
   cleanJobsInSet: readonly ['state', 'events', 'repeat'];
   commandWorker: readonly ['worker'];
+  countGroupedJobs: readonly ['base'];
   drain: readonly ['wait', 'paused', 'prioritized', 'delayed', 'repeat', 'pc'];
   extendLocks: readonly ['stalled'];
   getDependencyPage: readonly ['record'];
@@ -788,6 +789,166 @@ local function getMaxEvents(metaKey)
     redis.call("HSET", metaKey, "opts.maxLenEvents", maxEvents)
   end
   return maxEvents
+end
+`,
+  groupedStateViews: `-- The waiting and delayed states as a reader sees them, tenant groups included. A grouped job
+-- that waits sits in its group's line (Q group:<gid>:wait), a delayed one in Q group-delayed,
+-- never in Q wait or Q delayed (includes/groups.lua says why). Counts, listings and searches
+-- read the state through these views so that every job is in one: docs/redis-keys.md, Groups.
+--
+-- The waiting view is a sequence of lines: Q wait first, then the line of every group in the
+-- ring Q groups (the groups with ready jobs), in group id order, so that pages read one after
+-- the other see one order. Each line is read from one end: from its head (newest first) or
+-- from its tail (next to run first).
+
+-- { {key, len}, ... }: Q wait, then each ready group's line in id order.
+local function waitingLines(Q)
+  local lines = {{key = Q .. "wait", len = redis.call("LLEN", Q .. "wait")}}
+  local gids = redis.call("LRANGE", Q .. "groups", 0, -1)
+  table.sort(gids)
+  local previous = nil
+  for _, gid in ipairs(gids) do
+    if gid ~= previous then
+      local key = Q .. "group:" .. gid .. ":wait"
+      lines[#lines + 1] = {key = key, len = redis.call("LLEN", key)}
+      previous = gid
+    end
+  end
+  return lines
+end
+
+local function totalLength(lines)
+  local total = 0
+  for _, line in ipairs(lines) do
+    total = total + line.len
+  end
+  return total
+end
+
+-- Ids at positions [from, to] (0-based, both within the sequence) of the lines laid end to
+-- end, each line read from its head, or from its tail when fromTail.
+local function readLines(lines, from, to, fromTail)
+  local ids = {}
+  local offset = 0
+  for _, line in ipairs(lines) do
+    local first, last = offset, offset + line.len - 1
+    if last >= from and first <= to then
+      local a = math.max(from, first) - offset
+      local b = math.min(to, last) - offset
+      if fromTail then
+        local part = redis.call("LRANGE", line.key, -(b + 1), -(a + 1))
+        for i = #part, 1, -1 do
+          ids[#ids + 1] = part[i]
+        end
+      else
+        for _, id in ipairs(redis.call("LRANGE", line.key, a, b)) do
+          ids[#ids + 1] = id
+        end
+      end
+    end
+    offset = offset + line.len
+    if offset > to then
+      break
+    end
+  end
+  return ids
+end
+
+-- Ids at positions [from, to] (0-based) of the sorted sets merged by score (ascending, or
+-- descending when highFirst): reads the first to + 1 of each, so the cost grows with \`to\`.
+local function readMergedSets(keys, from, to, highFirst)
+  local runs = {}
+  for _, key in ipairs(keys) do
+    local command = highFirst and "ZREVRANGE" or "ZRANGE"
+    runs[#runs + 1] = {entries = redis.call(command, key, 0, to, "WITHSCORES"), at = 1}
+  end
+  local ids = {}
+  local position = 0
+  while position <= to do
+    local best = nil
+    for _, run in ipairs(runs) do
+      local id = run.entries[run.at]
+      if id then
+        local score = tonumber(run.entries[run.at + 1])
+        if best == nil or (highFirst and score > best.score) or (not highFirst and score < best.score) then
+          best = {run = run, id = id, score = score}
+        end
+      end
+    end
+    if best == nil then
+      break
+    end
+    best.run.at = best.run.at + 2
+    if position >= from then
+      ids[#ids + 1] = best.id
+    end
+    position = position + 1
+  end
+  return ids
+end
+
+-- Ids at positions [from, to] (0-based) of the sorted sets laid end to end, each read by score
+-- (ascending, or descending when highFirst): for walks that page deep into a state, where a
+-- merge by score would cost the whole distance from the start on every page.
+local function readSetsInTurn(keys, from, to, highFirst)
+  local ids = {}
+  local offset = 0
+  for _, key in ipairs(keys) do
+    local len = redis.call("ZCARD", key)
+    if offset + len - 1 >= from and offset <= to then
+      local a = math.max(from, offset) - offset
+      local b = math.min(to, offset + len - 1) - offset
+      for _, id in ipairs(redis.call(highFirst and "ZREVRANGE" or "ZRANGE", key, a, b)) do
+        ids[#ids + 1] = id
+      end
+    end
+    offset = offset + len
+    if offset > to then
+      break
+    end
+  end
+  return ids
+end
+
+-- A [start, stop] window as Redis reads one (negative counts from the end) made absolute and
+-- clamped to a sequence of \`total\` items; nil when it holds nothing.
+local function absoluteWindow(start, stop, total)
+  if start < 0 then
+    start = total + start
+  end
+  if stop < 0 then
+    stop = total + stop
+  end
+  start = math.max(start, 0)
+  stop = math.min(stop, total - 1)
+  if start > stop then
+    return nil
+  end
+  return start, stop
+end
+
+-- Ready grouped jobs (every group's line), delayed grouped jobs, and the creation time (ms) of
+-- the job next to run that has waited longest among the heads of the groups' lines (false when
+-- no group has a ready job). One LLEN and two reads per group with ready jobs.
+local function groupedCounts(Q)
+  local waiting, oldest = 0, false
+  local gids = redis.call("LRANGE", Q .. "groups", 0, -1)
+  local seen = {}
+  for _, gid in ipairs(gids) do
+    if not seen[gid] then
+      seen[gid] = true
+      local key = Q .. "group:" .. gid .. ":wait"
+      waiting = waiting + redis.call("LLEN", key)
+      local head = redis.call("LINDEX", key, -1)
+      if head then
+        local created = tonumber(redis.call("HGET", Q .. head, "timestamp"))
+        if created and (oldest == false or created < oldest) then
+          oldest = created
+        end
+      end
+    end
+  end
+  return waiting, redis.call("ZCARD", Q .. "group-delayed"), oldest
 end
 `,
   groups: `--- @include "isPausedOrMaxed"
@@ -2823,6 +2984,30 @@ return 1
       INCLUDES,
     ),
   },
+  countGroupedJobs: {
+    name: 'countGroupedJobs',
+    numberOfKeys: 1,
+    keys: ['base'],
+    lua: inlineIncludes(
+      `--[[
+  Counts the jobs of tenant groups that a plain state read misses: ready jobs in the groups'
+  lines (part of the waiting state) and delayed ones in Q group-delayed (part of delayed). Read
+  only, so it runs at maxmemory and in a pipeline of other reads. Its cost is one LLEN and two
+  reads per group that has ready jobs (includes/groupedStateViews.lua).
+
+  KEYS[1] base (Q, the queue key prefix with trailing colon)
+
+  Returns {waiting, delayed, oldest}: oldest is the creation time (ms) of the longest-waiting
+  job at the head of a group's line, or false when no group has a ready job.
+]]
+--- @include "groupedStateViews"
+
+local waiting, delayed, oldest = groupedCounts(KEYS[1])
+return {waiting, delayed, oldest}
+`,
+      INCLUDES,
+    ),
+  },
   drain: {
     name: 'drain',
     numberOfKeys: 6,
@@ -3240,22 +3425,56 @@ return "unknown"
   tail; sorted sets ascend by score. Ids without a hash and legacy "0:" markers are skipped, and
   the window is back-filled from the entries after it, at most ARGV[4] extra windows per state.
 
+  Tenant groups' jobs are listed with their state (includes/groupedStateViews.lua): \`wait\` reads
+  Q wait and then every ready group's line in group id order, each line from the same end;
+  \`delayed\` merges Q delayed and Q group-delayed by score. Queues without groups read as before.
+
   KEYS[1] base (Q, the queue key prefix, with trailing colon; state keys are built from it)
 
   ARGV[1] start  ARGV[2] end (negative indexes count from the end, -1 the last)  ARGV[3] "1" ascending | "0" descending
   ARGV[4] max extra windows read to replace skipped ids
-  ARGV[5..] states: wait, paused, active, delayed, prioritized, completed, failed, waiting-children
+  ARGV[5] "jobs" | "ids" (Queue.getRanges: ids only, hashes neither read nor required)
+  ARGV[6..] states: wait, paused, active, delayed, prioritized, completed, failed, waiting-children
 
-  Returns a flat array {jobId1, hashFlat1, jobId2, hashFlat2, ...}; an id appears at most once.
+  Returns a flat array {jobId1, hashFlat1, jobId2, hashFlat2, ...}, or {jobId1, jobId2, ...} for
+  "ids"; an id appears at most once.
 ]]
+--- @include "groupedStateViews"
+
 local Q = KEYS[1]
 local start = tonumber(ARGV[1])
 local stop = tonumber(ARGV[2])
 local ascending = ARGV[3] == "1"
 local maxExtraWindows = tonumber(ARGV[4])
+local idsOnly = ARGV[5] == "ids"
 local listStates = {wait = true, paused = true, active = true}
 
-local function readWindow(key, isList, from, to)
+-- The grouped view of a state, or nil when its plain key holds the whole state.
+local function groupedView(state)
+  if state == "wait" and redis.call("EXISTS", Q .. "groups") == 1 then
+    local lines = waitingLines(Q)
+    return {total = totalLength(lines), read = function(from, to)
+      return readLines(lines, from, to, ascending)
+    end}
+  end
+  if state == "delayed" and redis.call("EXISTS", Q .. "group-delayed") == 1 then
+    local sets = {Q .. "delayed", Q .. "group-delayed"}
+    return {total = redis.call("ZCARD", sets[1]) + redis.call("ZCARD", sets[2]),
+      read = function(from, to)
+        return readMergedSets(sets, from, to, not ascending)
+      end}
+  end
+  return nil
+end
+
+local function readWindow(key, isList, from, to, view)
+  if view then
+    local a, b = absoluteWindow(from, to, view.total)
+    if a == nil then
+      return {}
+    end
+    return view.read(a, b)
+  end
   if isList then
     if ascending then
       -- Index i from the tail is -(i + 1); to = -1 (the end) becomes index 0, the head.
@@ -3280,10 +3499,11 @@ end
 
 local result = {}
 local seen = {}
-for i = 5, #ARGV do
+for i = 6, #ARGV do
   local state = ARGV[i]
   local key = Q .. state
   local isList = listStates[state]
+  local view = groupedView(state)
   -- A window with a negative index counts from the end: read it once, without back-filling.
   local wanted = nil
   if start >= 0 and stop >= 0 then
@@ -3294,10 +3514,15 @@ for i = 5, #ARGV do
     local found = 0
     local extraWindows = 0
     while true do
-      local ids = readWindow(key, isList, from, to)
+      local ids = readWindow(key, isList, from, to, view)
       for _, jobId in ipairs(ids) do
         if (wanted == nil or found < wanted) and not seen[jobId] and string.sub(jobId, 1, 2) ~= "0:" then
-          local hash = redis.call("HGETALL", Q .. jobId)
+          if idsOnly then
+            seen[jobId] = true
+            found = found + 1
+            result[#result + 1] = jobId
+          end
+          local hash = idsOnly and {} or redis.call("HGETALL", Q .. jobId)
           if #hash > 0 then
             seen[jobId] = true
             found = found + 1
@@ -4240,6 +4465,10 @@ return 0
   them. Doing the window and the reads in one call halves the round trips of a pipelined scan and
   sizes each job with no reply per field.
 
+  The waiting and delayed states include the tenant groups' jobs (includes/groupedStateViews.lua):
+  a window of Q wait walks on into every ready group's line (group id order), one of Q delayed
+  into Q group-delayed; \`length\` counts them all.
+
   KEYS[1] state (the state's key: wait / active list, or a sorted set such as completed)
   KEYS[2] base (Q, the queue key prefix with trailing colon; a job's hash is Q .. id)
 
@@ -4257,6 +4486,8 @@ return 0
   read, "g" gone (no hash), "L" too large (followed by its size). Fewer ids than the window when the state ended or the byte
   budget did (the caller compares with the window it asked for).
 ]]
+--- @include "groupedStateViews"
+
 local stateKey, Q = KEYS[1], KEYS[2]
 local kind, fromEnd = ARGV[1], ARGV[2]
 local offset, count = tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -4268,7 +4499,15 @@ for i = 8, #ARGV do
 end
 
 local ids, length
-if kind == "list" then
+if stateKey == Q .. "wait" and redis.call("EXISTS", Q .. "groups") == 1 then
+  local lines = waitingLines(Q)
+  length = totalLength(lines)
+  ids = readLines(lines, offset, offset + count - 1, fromEnd == "tail")
+elseif stateKey == Q .. "delayed" and redis.call("EXISTS", Q .. "group-delayed") == 1 then
+  local sets = {stateKey, Q .. "group-delayed"}
+  length = redis.call("ZCARD", sets[1]) + redis.call("ZCARD", sets[2])
+  ids = readSetsInTurn(sets, offset, offset + count - 1, fromEnd == "tail")
+elseif kind == "list" then
   length = redis.call("LLEN", stateKey)
   if fromEnd == "head" then
     ids = redis.call("LRANGE", stateKey, offset, offset + count - 1)

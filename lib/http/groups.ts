@@ -1,5 +1,6 @@
 /** GET …/groups and the answers of a group's actions (pause, resume, concurrency, rate limit). */
 import { z } from 'zod';
+import { jobRowSchema } from './job-row';
 import { rateLimitSchema } from './job-states';
 
 export const groupInfoSchema = z.strictObject({
@@ -22,3 +23,15 @@ export const groupPageSchema = z.strictObject({
   }),
 });
 export type GroupPage = z.infer<typeof groupPageSchema>;
+
+/** GET …/groups/:groupId/jobs: a page of the group's line and its running jobs. */
+export const groupJobsSchema = z.strictObject({
+  groupId: z.string(),
+  waiting: z.array(jobRowSchema),
+  waitingTotal: z.number(),
+  active: z.array(jobRowSchema),
+  activeTotal: z.number(),
+  page: z.number(),
+  pageSize: z.number(),
+});
+export type GroupJobs = z.infer<typeof groupJobsSchema>;

@@ -90,6 +90,10 @@ beforeAll(async () => {
   parentId = tree.job.id;
   failedId = tree.children![0]!.job.id;
   completedId = (await queue.add('leaky-ok', LEAKY_DATA)).id;
+  // A job waiting in a paused tenant group, with a secret in its progress.
+  await queue.pauseGroup('redact-g');
+  const grouped = await queue.add('held', LEAKY_DATA, { group: { id: 'redact-g' } });
+  await grouped.updateProgress({ step: 0, credentials: 'S6 progress' });
   await waitFor(
     async () =>
       (await queue.getJobState(failedId)) === 'failed' &&
@@ -137,6 +141,7 @@ describe('every route that answers job text', () => {
     [`${base}/jobs/${completedId}/logs`, true],
     [`${base}/jobs/${failedId}/timeline`, true],
     [`${base}/error-groups`, true],
+    [`${base}/groups/redact-g/jobs`, true],
     [`${base}/jobs/${completedId}/timeline`, false],
     [`/api/flows/bull/${name}/${failedId}`, true],
     [
@@ -278,6 +283,7 @@ const ROUTES: Record<string, string> = {
   'queues/[prefix]/[name]/jobs/[id]/logs/route.ts': 'job text: log lines',
   'queues/[prefix]/[name]/jobs/[id]/timeline/route.ts': 'job text: failure reasons',
   'queues/[prefix]/[name]/error-groups/route.ts': 'job text: failure reasons (signature, sample)',
+  'queues/[prefix]/[name]/groups/[groupId]/jobs/route.ts': 'job text: rows',
   'flows/[prefix]/[queue]/[id]/route.ts': 'job text: node failure reasons',
   'flows/children/route.ts': 'job text: node failure reasons',
   'events/route.ts': 'job ids and event names only',

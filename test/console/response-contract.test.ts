@@ -11,7 +11,7 @@ import { auditListResponseSchema } from '../../lib/http/audit';
 import { bulkOperationSchema, selectionResultSchema } from '../../lib/http/bulk';
 import { errorGroupsResponseSchema } from '../../lib/http/error-groups';
 import { flowChildrenResponseSchema, flowGraphResponseSchema } from '../../lib/http/flow';
-import { groupInfoSchema, groupPageSchema } from '../../lib/http/groups';
+import { groupInfoSchema, groupJobsSchema, groupPageSchema } from '../../lib/http/groups';
 import {
   integrityCheckResponseSchema,
   integrityRepairResponseSchema,
@@ -232,6 +232,8 @@ describe('response contract', () => {
     await post(`${base}/schedulers/hourly/resume`, {}, schedulerActionResponseSchema);
     const groups = await get(`/api/queues/bull/${groupsName}/groups`, groupPageSchema);
     expect(groups.groups.map((group) => group.id)).toEqual(['t1', 't2']);
+    const jobs = await get(`/api/queues/bull/${groupsName}/groups/t1/jobs`, groupJobsSchema);
+    expect(jobs.groupId).toBe('t1');
     await post(`/api/queues/bull/${groupsName}/groups/t1/pause`, {}, groupInfoSchema);
   });
 

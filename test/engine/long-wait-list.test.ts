@@ -104,9 +104,9 @@ describe('moves over many jobs', () => {
     await fill(queue, total, { delay: 60_000 });
     const scripts = countScriptCalls(redis);
     await queue.promoteJobs({ count: 10_000 });
+    expect(scripts.count).toBe(3);
     expect(await queue.getDelayedCount()).toBe(0);
     expect(await queue.getWaitingCount()).toBe(total);
-    expect(scripts.count).toBe(3);
   });
 
   it('a fetch promotes at most 250 due delayed jobs; the next fetch the next ones', async () => {

@@ -157,7 +157,8 @@ describe('reads at maxmemory', () => {
 
   describe('the queue', () => {
     it.each([
-      ['waiting', ['w1', 'child1']],
+      // g1 waits in its tenant group's line: part of waiting.
+      ['waiting', ['w1', 'child1', 'g1']],
       ['active', ['a1']],
       ['prioritized', ['p1']],
       ['delayed', ['d1']],
@@ -181,12 +182,12 @@ describe('reads at maxmemory', () => {
 
     it('getJobCounts, getCountsPerPriority and the count getters', async () => {
       expect(await queue.getJobCounts('waiting', 'active', 'completed', 'failed')).toEqual({
-        waiting: 2,
+        waiting: 3,
         active: 1,
         completed: 1,
         failed: 1,
       });
-      expect(await queue.getCountsPerPriority([0, 5])).toEqual({ '0': 2, '5': 1 });
+      expect(await queue.getCountsPerPriority([0, 5])).toEqual({ '0': 3, '5': 1 });
       expect(await queue.getDelayedCount()).toBe(2); // d1 and the scheduler's next run
     });
 

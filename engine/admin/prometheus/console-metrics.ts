@@ -10,6 +10,7 @@ import { listWorkers, workersInClientList } from '../workers';
 import { bullmqFamilies, oxmqQueueFamilies, type LabelledSnapshot } from './families';
 import { queueSnapshotReads, type PipelineReply, type QueueSnapshot } from './queue-snapshot';
 import { renderFamilies, type MetricFamily } from './text-format';
+import { registerScripts } from '../../scripts/loader';
 
 export const CONSOLE_METRICS_DEFAULTS = {
   /** Queues described per scrape; the rest are counted in oxmq_scrape_queues_omitted. */
@@ -117,6 +118,7 @@ async function readAll(
       const index = next++;
       const queue = queues[index]!;
       try {
+        registerScripts(client);
         const pipeline = client.pipeline();
         const reads = queueSnapshotReads(client, pipeline, queue.prefix, queue.name);
         const replies = ((await pipeline.exec()) ?? []) as PipelineReply[];

@@ -1,7 +1,8 @@
 /**
  * One queue's Prometheus text, as Queue.exportPrometheusMetrics answers it: first exactly what
  * bullmq 6.7.0's Queue.exportPrometheusMetrics(globalVariables) returns for the same Redis state
- * (same lines, same `, ` label separators, joined by line feeds), then the queue's `oxmq_queue_*`
+ * (same lines, same `, ` label separators, joined by line feeds; only the counts differ, when
+ * tenant groups hold waiting or delayed jobs bullmq cannot see), then the queue's `oxmq_queue_*`
  * families (docs/metrics.md), labelled `prefix`, `queue` and the global variables.
  *
  * One round trip: the queue's reads and the CLIENT LIST that counts its workers share a pipeline.
@@ -12,6 +13,7 @@ import { workersInClientList } from '../workers';
 import { bullmqFamilies, oxmqQueueFamilies } from './families';
 import { queueSnapshotReads, type PipelineReply } from './queue-snapshot';
 import { renderFamilies, type Labels } from './text-format';
+import { registerScripts } from '../../scripts/loader';
 
 /**
  * Like bullmq's, the text has no final line feed: add one when serving it on its own (the text
@@ -25,6 +27,7 @@ export async function exportQueuePrometheusMetrics(
   name: string,
   globalVariables?: Record<string, string>,
 ): Promise<string> {
+  registerScripts(client);
   const pipeline = client.pipeline();
   const reads = queueSnapshotReads(client, pipeline, prefix, name);
   pipeline.client('LIST');

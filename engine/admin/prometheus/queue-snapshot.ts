@@ -12,7 +12,9 @@
  * - Paused: bullmq 6 keeps a paused queue's jobs in `wait`, so a paused backlog ages too, and
  *   `oxmq_queue_paused` tells the two apart. The legacy `paused` list of bullmq 5 is not read:
  *   nothing of bullmq 6 or OxMQ writes it (docs/redis-keys.md).
- * - Grouped jobs wait in their group's line and are left out, as bullmq's counts leave them out.
+ * - Tenant groups: their ready jobs count as `waiting` and their delayed ones as `delayed`
+ *   (bullmq has no groups, so its counts cannot see them), and the head of each group's line is
+ *   one of the heads; read by one script in the same pipeline (lua/countGroupedJobs-1.lua).
  * - Age is from the job's `timestamp` (when it was added). Both libraries zero a job's `delay`
  *   when they promote it, so a delayed job counts from when it was added, its delay included:
  *   an alert on this age should allow for the longest delay a queue uses.
@@ -27,6 +29,7 @@ import type { ChainableCommander } from 'ioredis';
 import { isCluster, type RedisClient } from '../../connection';
 import { DEFAULT_COUNT_STATES } from '../../backend/queue-operations';
 import { QueueKeys } from '../../keys';
+import { parseGroupedCounts, queueGroupedCounts } from '../../backend/redis/grouped-counts';
 import { lastClosedMinuteCount, type MetricsHashReading } from './closed-minute';
 
 /** The states bullmq 6.7's exportPrometheusMetrics counts, in its order. */
@@ -70,7 +73,10 @@ export interface SnapshotReads {
 /** Two from the tail of wait: the tail may be a bullmq 4/5 `0:<delay>` marker, not a job. */
 const WAIT_HEADS = 2;
 
-/** Queues one queue's reads on `pipeline`; the keys are built (and validated) by QueueKeys. */
+/**
+ * Queues one queue's reads on `pipeline`; the keys are built (and validated) by QueueKeys. The
+ * pipeline must come from a client that had registerScripts (engine/scripts/loader.ts) first.
+ */
 export function queueSnapshotReads(
   client: RedisClient,
   pipeline: ChainableCommander,
@@ -102,6 +108,7 @@ export function queueSnapshotReads(
     pipeline.lrange(keys.wait, -WAIT_HEADS, -1);
     pipeline.zrange(keys.prioritized, 0, 0);
   }
+  queueGroupedCounts(pipeline, keys);
   const size = pipeline.length - first;
 
   return {
@@ -151,10 +158,15 @@ export function queueSnapshotReads(
       if (waitHeads[0] && isLegacyMarker(waitHeads[0].id)) {
         counts.waiting = Math.max(0, counts.waiting - 1);
       }
+      const grouped = parseGroupedCounts(valueOf(replies[size - 1]!));
+      counts.waiting += grouped.waiting;
+      counts.delayed += grouped.delayed;
       const waitHead = waitHeads.find((head) => !isLegacyMarker(head.id));
-      const added = [waitHead?.addedAt, prioritizedHeads[0]?.addedAt].filter(
-        (time): time is number => time !== undefined,
-      );
+      const added = [
+        waitHead?.addedAt,
+        prioritizedHeads[0]?.addedAt,
+        grouped.oldestWaitingAt ?? undefined,
+      ].filter((time): time is number => time !== undefined);
       const oldest = added.length > 0 ? Math.min(...added) : null;
 
       return {

@@ -9,9 +9,10 @@ import type { QueueKeys } from '../../keys';
 import type { JobState } from '../queue-operations';
 import { checkIndexRange, checkInteger, checkJobStates } from './operation-validation';
 import { stateKeyName } from './queue-reads';
-import { readAllTogether, type ReadCommand } from './read-together';
-
-const LIST_STATES = new Set(['wait', 'paused', 'active']);
+import { UnexpectedReplyError } from '../../errors';
+import { registerScripts } from '../../scripts/loader';
+import { parseGroupedCounts, queueGroupedCounts } from './grouped-counts';
+import { runScript } from './run-script';
 
 /** A prioritized job's score is priority * 2^32 + a counter (docs/redis-keys.md). */
 const PRIORITY_SPAN = 2 ** 32;
@@ -28,9 +29,11 @@ async function execAll(pipeline: ChainableCommander): Promise<unknown[]> {
 }
 
 /**
- * Ids in [start, end] of each state, states concatenated in the given order, each id once.
+ * Ids in [start, end] of each state, states concatenated in the given order, each id once, in
+ * one atomic read (a job moving between two states is listed once) that also runs at maxmemory.
  * Lists hold the newest job at the head, so an ascending read takes the mirrored window from the
- * tail and reverses it; negative indexes pass through to Redis as bullmq passes them.
+ * tail; negative indexes count from the end as in Redis. Tenant groups' waiting and delayed jobs
+ * are part of their state (lua/getJobsInStates-1.lua).
  */
 export async function getRanges(
   client: RedisClient,
@@ -44,23 +47,15 @@ export async function getRanges(
   checkIndexRange(start, end);
   const states = [...new Set(types.map(stateKeyName))];
   if (states.length === 0) return [];
-  // One atomic read (a job moving between two states is listed once), also at maxmemory.
-  const reads = states.map((state): ReadCommand => {
-    const key = keys.base + state;
-    if (LIST_STATES.has(state)) {
-      return asc ? ['lrange', key, -(end + 1), -(start + 1)] : ['lrange', key, start, end];
-    }
-    return asc ? ['zrange', key, start, end] : ['zrevrange', key, start, end];
-  });
-  const replies = await readAllTogether(client, keys.base, reads);
-  const ids: string[] = [];
-  states.forEach((state, i) => {
-    const range = ((replies[i] as string[] | null) ?? []).map(String);
-    if (asc && LIST_STATES.has(state)) range.reverse();
-    // bullmq 4/early 5 left "0:<delay>" markers in wait; they are not jobs.
-    ids.push(...range.filter((id) => !id.startsWith('0:')));
-  });
-  return [...new Set(ids)];
+  const reply = await runScript(
+    client,
+    'getJobsInStates',
+    [keys.base],
+    [start, end, asc ? '1' : '0', 0, 'ids', ...states],
+  );
+  if (!Array.isArray(reply))
+    throw new UnexpectedReplyError(`getJobsInStates replied ${String(reply)}`);
+  return reply.map(String);
 }
 
 /**
@@ -79,6 +74,9 @@ export async function getCountsPerPriority(
   const unique = [...new Set(priorities)];
   if (unique.length === 0) return {};
   // Counts of a moment each, as getJobCounts: a pipeline (no MULTI, which Redis refuses at maxmemory).
+  // Grouped jobs have no priority: those ready to run count with the wait list's.
+  const withGroups = unique.includes(0);
+  if (withGroups) registerScripts(client);
   const pipeline = client.pipeline();
   for (const priority of unique) {
     if (priority === 0) pipeline.llen(keys.wait);
@@ -87,21 +85,33 @@ export async function getCountsPerPriority(
       pipeline.zcount(keys.prioritized, low, low + PRIORITY_SPAN - 1);
     }
   }
+  if (withGroups) queueGroupedCounts(pipeline, keys);
   const replies = await execAll(pipeline);
+  const grouped = withGroups ? parseGroupedCounts(replies[unique.length]) : undefined;
   const counts: Record<string, number> = {};
   unique.forEach((priority, i) => {
-    counts[String(priority)] = Number(replies[i]);
+    counts[String(priority)] = Number(replies[i]) + (priority === 0 ? grouped!.waiting : 0);
   });
   return counts;
 }
 
-/** Delayed jobs due strictly before `timestamp` (ms), or all of them without one. */
+/**
+ * Delayed jobs due strictly before `timestamp` (ms), or all of them without one; delayed jobs of
+ * tenant groups (`Q group-delayed`, scored alike) included.
+ */
 export async function getDelayedCount(
   client: RedisClient,
   keys: QueueKeys,
   timestamp?: number,
 ): Promise<number> {
-  if (timestamp === undefined) return client.zcard(keys.delayed);
-  checkInteger('timestamp', timestamp, 0);
-  return client.zcount(keys.delayed, '-inf', timestamp * DELAYED_SCORE_FACTOR - 1);
+  const sets = [keys.delayed, keys.groupDelayed];
+  const pipeline = client.pipeline();
+  if (timestamp === undefined) {
+    for (const key of sets) pipeline.zcard(key);
+  } else {
+    checkInteger('timestamp', timestamp, 0);
+    for (const key of sets) pipeline.zcount(key, '-inf', timestamp * DELAYED_SCORE_FACTOR - 1);
+  }
+  const replies = await execAll(pipeline);
+  return replies.reduce<number>((sum, n) => sum + Number(n), 0);
 }

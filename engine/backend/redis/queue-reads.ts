@@ -7,6 +7,8 @@ import type { RawJobHash } from '../queue-backend';
 import type { JobState, JobStateReply } from '../queue-operations';
 import { checkIndexRange, checkJobId, checkJobStates } from './operation-validation';
 import { readTogether } from './read-together';
+import { registerScripts } from '../../scripts/loader';
+import { parseGroupedCounts, queueGroupedCounts } from './grouped-counts';
 import { flatToRecord, runScript } from './run-script';
 
 /** Extra windows getJobsInStates reads per state to replace ids without a hash (bullmq: 5). */
@@ -19,16 +21,25 @@ export function stateKeyName(state: JobState): string {
 
 const LIST_STATES = new Set(['wait', 'paused', 'active']);
 
+/** States whose jobs may also sit in tenant-group keys (docs/redis-keys.md, Groups). */
+const GROUPED_STATES = new Set(['wait', 'delayed']);
+
 function isLegacyMarker(id: unknown): boolean {
   return typeof id === 'string' && id.startsWith('0:');
 }
 
+/**
+ * Counts per state. `waiting` and `delayed` include the tenant groups' jobs (their lines and
+ * `Q group-delayed`), read by one script in the same pipeline: every job is in one state.
+ */
 export async function getCounts(
   client: RedisClient,
   keys: QueueKeys,
   types: JobState[],
 ): Promise<Record<string, number>> {
   checkJobStates(types);
+  const withGroups = types.some((type) => GROUPED_STATES.has(stateKeyName(type)));
+  if (withGroups) registerScripts(client);
   const pipeline = client.pipeline();
   for (const type of types) {
     const key = keys.base + stateKeyName(type);
@@ -40,18 +51,23 @@ export async function getCounts(
       pipeline.zcard(key);
     }
   }
+  if (withGroups) queueGroupedCounts(pipeline, keys);
   const replies = (await pipeline.exec()) ?? [];
   const values = replies.map(([error, value]) => {
     if (error) throw error;
     return value;
   });
+  const grouped = withGroups ? parseGroupedCounts(values[values.length - 1]) : undefined;
   const counts: Record<string, number> = {};
   let at = 0;
   for (const type of types) {
+    const state = stateKeyName(type);
     let count = Number(values[at++]);
-    if (LIST_STATES.has(stateKeyName(type))) {
+    if (LIST_STATES.has(state)) {
       if (isLegacyMarker(values[at++])) count -= 1;
     }
+    if (grouped && state === 'wait') count += grouped.waiting;
+    if (grouped && state === 'delayed') count += grouped.delayed;
     counts[type] = count;
   }
   return counts;
@@ -74,6 +90,7 @@ export async function getJobsInStates(
     end,
     asc ? '1' : '0',
     MAX_BACKFILL_WINDOWS,
+    'jobs',
     ...states,
   ]);
   if (!Array.isArray(reply))
