@@ -13,7 +13,8 @@
  *   (`final="true"`), LIMITED runs under a rate limiter (a live limiter key);
  * - a flow every second whose children are slower than the flows arrive, so parents sit in
  *   waiting-children whenever Prometheus scrapes;
- * - UNSERVED has waiting jobs and no worker ("Queues with waiting jobs and no worker").
+ * - UNSERVED has waiting jobs, all in tenant groups, and no worker ("Queues with waiting jobs
+ *   and no worker").
  * Checks beside the dashboards' own (LOAD_EFFECTS) make sure these conditions really held during
  * the window, so that a panel cannot pass on series that merely sit at 0.
  * Stalled jobs and lost locks need no provoking: the runner exposes those counters at 0 from
@@ -289,7 +290,10 @@ beforeAll(async () => {
   const success = queues.get(QUEUES.success)!;
   await success.setGlobalConcurrency(GLOBAL_CONCURRENCY);
   await success.add('later', {}, { delay: 10 * 60_000 });
-  for (let n = 0; n < 3; n++) await queues.get(QUEUES.unserved)!.add('nobody', { n });
+  // Tenant groups' jobs: they wait in their groups' lines, not in `wait`, and must count anyway.
+  for (let n = 0; n < 3; n++) {
+    await queues.get(QUEUES.unserved)!.add('nobody', { n }, { group: { id: `tenant-${n}` } });
+  }
 
   load = startLoad();
   prometheus = await startPrometheus({
