@@ -1,13 +1,19 @@
 /**
- * The demo producer: upserts the digest scheduler and runs every feed on its own timer until
- * stopped. Safe to restart: the scheduler has a fixed id (upsert replaces, never duplicates) and
- * nothing else is set up. A feed skips its turn while its queues' backlog is over BACKLOG_CAP,
+ * The demo producer: upserts the digest scheduler, sets tenant-sync's group default and runs
+ * every feed on its own timer until stopped. Safe to restart: the scheduler has a fixed id
+ * (upsert replaces, never duplicates) and the group default is a plain setting. A feed skips its turn while its queues' backlog is over BACKLOG_CAP,
  * so a demo left running without workers does not fill Redis.
  */
 import type { Logger } from 'pino';
 import { FlowProducer, Queue, ValidationError, type RedisClient } from 'oxmq';
 import { BACKLOG_CAP, FEEDS, type Feed, type FeedContext } from './feeds';
-import { DEMO_QUEUES, DIGEST_EVERY_MS, DIGEST_SCHEDULER_ID, type DemoQueueName } from './queues';
+import {
+  DEMO_QUEUES,
+  DIGEST_EVERY_MS,
+  DIGEST_SCHEDULER_ID,
+  TENANT_GROUP_CONCURRENCY,
+  type DemoQueueName,
+} from './queues';
 import { scaled } from './timing';
 
 export interface DemoProducerOptions {
@@ -68,10 +74,16 @@ export function startDemoProducer(options: DemoProducerOptions): DemoProducer {
     });
   }
 
-  /** Upserts the digest scheduler, retrying while Redis is away (the feeds do the same). */
-  async function upsertDigestScheduler(): Promise<void> {
+  /**
+   * Upserts the digest scheduler and sets tenant-sync's group default, retrying while Redis is
+   * away (the feeds do the same). Both are idempotent, so a restart changes nothing.
+   */
+  async function prepareQueues(): Promise<void> {
     while (!stopped) {
       try {
+        await queues[DEMO_QUEUES.tenantSync].setGroupDefaults({
+          concurrency: TENANT_GROUP_CONCURRENCY,
+        });
         await queues.digest.upsertJobScheduler(
           DIGEST_SCHEDULER_ID,
           { every: scaled(DIGEST_EVERY_MS) },
@@ -142,7 +154,7 @@ export function startDemoProducer(options: DemoProducerOptions): DemoProducer {
     timers.add(timer);
   }
 
-  const setup = upsertDigestScheduler();
+  const setup = prepareQueues();
   inFlight.add(setup);
   void setup.finally(() => inFlight.delete(setup));
   for (const feed of FEEDS) schedule(feed, 0);

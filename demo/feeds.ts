@@ -1,11 +1,18 @@
 /**
- * What the producer adds, to which queue, how often (in demo time, see timing.ts). About 4.5 jobs
+ * What the producer adds, to which queue, how often (in demo time, see timing.ts). About 5.5 jobs
  * a second at speed 1: a lively console, a light load.
  */
 import type { FlowProducer, Queue } from 'oxmq';
-import { DEMO_QUEUES, type DemoQueueName } from './queues';
-import { emailData, orderData, partnerCallData, reportData, transcodeData } from './sample-data';
-import { scaled } from './timing';
+import { DEMO_QUEUES, DEMO_TENANTS, type DemoQueueName } from './queues';
+import {
+  emailData,
+  orderData,
+  partnerCallData,
+  reportData,
+  tenantSyncData,
+  transcodeData,
+} from './sample-data';
+import { pick, scaled } from './timing';
 
 export interface FeedContext {
   queues: Record<DemoQueueName, Queue>;
@@ -91,6 +98,33 @@ export const FEEDS: Feed[] = [
         return { name: `POST ${data.endpoint}`, data };
       });
       await queues['partner-api'].addBulk(jobs);
+      return jobs.length;
+    },
+  },
+  {
+    name: 'tenant sync',
+    // One job for a random tenant every 1.5 s, and every 20 s a burst of 8 from acme: acme's
+    // line grows while the other tenants' jobs still start (one at a time per tenant).
+    everyMs: 1500,
+    guards: [DEMO_QUEUES.tenantSync],
+    add: async ({ queues }) => {
+      const queue = queues[DEMO_QUEUES.tenantSync];
+      const tenant = pick(DEMO_TENANTS);
+      await queue.add(`sync ${tenant}`, tenantSyncData(tenant), { group: { id: tenant } });
+      return 1;
+    },
+  },
+  {
+    name: 'tenant sync burst',
+    everyMs: 20_000,
+    guards: [DEMO_QUEUES.tenantSync],
+    add: async ({ queues }) => {
+      const jobs = Array.from({ length: 8 }, () => ({
+        name: 'sync acme',
+        data: tenantSyncData('acme'),
+        opts: { group: { id: 'acme' } },
+      }));
+      await queues[DEMO_QUEUES.tenantSync].addBulk(jobs);
       return jobs.length;
     },
   },

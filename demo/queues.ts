@@ -11,6 +11,7 @@ export const DEMO_QUEUES = {
   reports: 'reports',
   partnerApi: 'partner-api',
   digest: 'digest',
+  tenantSync: 'tenant-sync',
 } as const;
 
 export type DemoQueueName = (typeof DEMO_QUEUES)[keyof typeof DEMO_QUEUES];
@@ -27,6 +28,14 @@ export const SHARED_WORKER_OPTIONS = {
 
 /** partner-api's limit: the producer sends bursts well above it so the queue visibly waits. */
 export const PARTNER_API_LIMIT = { max: 2, duration: 1000 };
+
+/**
+ * `tenant-sync`'s tenants, each a tenant group, and the concurrency every group gets (the
+ * queue-wide group default the producer sets): one tenant's burst waits in its own line while
+ * the other tenants' jobs go on.
+ */
+export const DEMO_TENANTS = ['acme', 'globex', 'initech', 'umbrella'] as const;
+export const TENANT_GROUP_CONCURRENCY = 1;
 
 /** The job scheduler feeding `digest`; its id is stable so a restart upserts, never adds. */
 export const DIGEST_SCHEDULER_ID = 'demo-digest';

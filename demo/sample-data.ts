@@ -4,6 +4,7 @@ import type { InventoryData } from './processors/inventory';
 import type { PartnerCallData } from './processors/partner-api';
 import type { PaymentData } from './processors/payments';
 import type { ReportData } from './processors/reports';
+import type { TenantSyncData } from './processors/tenant-sync';
 import type { TranscodeData } from './processors/transcode';
 import { between, pick } from './timing';
 
@@ -54,4 +55,8 @@ export function reportData(): ReportData {
 
 export function partnerCallData(): PartnerCallData {
   return { partner: 'acme-crm', endpoint: pick(ENDPOINTS), contactId: between(1000, 99_999) };
+}
+
+export function tenantSyncData(tenant: string): TenantSyncData {
+  return { tenant, records: between(10, 500) };
 }

@@ -196,6 +196,11 @@ describe('the demo (runner + producer)', () => {
     expect(scheduler?.every).toBe(30_000 / 4);
     const digests = await queues.digest.getJobs(['completed']);
     expect(digests.every((job) => job.repeatJobKey === DIGEST_SCHEDULER_ID)).toBe(true);
+
+    // tenant-sync: every job in its tenant's group, one at a time per group.
+    const synced = await queues['tenant-sync'].getJobs(['completed']);
+    expect(synced.every((job) => job.opts.group?.id === job.data.tenant)).toBe(true);
+    expect((await queues['tenant-sync'].getGroupDefaults()).concurrency).toBe(1);
   }, 45_000);
 });
 
