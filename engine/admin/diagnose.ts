@@ -1,10 +1,15 @@
 /**
  * "Why isn't this queue moving?": the reasons, in the order an operator should
  * look at them, computed from a handful of bounded reads (counts, meta, limiter TTL, workers,
- * the one next-due delayed job).
+ * the one next-due delayed job, and the first tenant groups with ready jobs).
  */
 import type { RedisClient } from '../connection';
+import type { GroupInfo } from '../backend/queue-operations';
+import type { Queue } from '../queue';
 import { queueHandle } from './queue-handle';
+
+/** Groups with ready jobs looked at; beyond this the diagnosis does not judge the groups. */
+const GROUPS_JUDGED = 20;
 
 export type DiagnosisCode =
   | 'paused'
@@ -13,6 +18,7 @@ export type DiagnosisCode =
   | 'concurrency-full'
   | 'only-delayed'
   | 'only-waiting-children'
+  | 'groups-held'
   | 'empty'
   | 'moving';
 
@@ -42,13 +48,17 @@ export async function diagnoseQueue(
   name: string,
 ): Promise<QueueDiagnosis> {
   const queue = queueHandle(client, prefix, name);
-  const [counts, meta, ttl, workerCount, nextDelayed] = await Promise.all([
-    queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'waiting-children'),
-    queue.getMeta(),
-    queue.getRateLimitTtl(),
-    queue.getWorkersCount(),
-    queue.getJobs(['delayed'], 0, 0, true),
-  ]);
+  const [counts, meta, ttl, workerCount, nextDelayed, plainWaiting, groupsHeld] = await Promise.all(
+    [
+      queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'waiting-children'),
+      queue.getMeta(),
+      queue.getRateLimitTtl(),
+      queue.getWorkersCount(),
+      queue.getJobs(['delayed'], 0, 0, true),
+      client.llen(queue.keys.wait),
+      heldGroups(client, queue),
+    ],
+  );
   const ready = (counts.waiting ?? 0) + (counts.prioritized ?? 0);
   const active = counts.active ?? 0;
   const delayed = counts.delayed ?? 0;
@@ -75,6 +85,17 @@ export async function diagnoseQueue(
       message: `Global concurrency is full: ${active} active of ${limit} allowed.`,
       limit,
       active,
+    });
+  }
+  // Every ready job is in a tenant group, and no such group can start one now.
+  const groupedReady = (counts.waiting ?? 0) - plainWaiting;
+  if (groupsHeld && groupedReady > 0 && plainWaiting + (counts.prioritized ?? 0) === 0) {
+    reasons.push({
+      code: 'groups-held',
+      message:
+        groupedReady === 1
+          ? `The one waiting job is in a tenant group that cannot start it now: ${groupsHeld}.`
+          : `All ${groupedReady} waiting jobs are in tenant groups that cannot start one now: ${groupsHeld}.`,
     });
   }
   if (ready === 0 && active === 0 && delayed > 0) {
@@ -104,4 +125,26 @@ export async function diagnoseQueue(
     );
   }
   return { healthy: !blocked, reasons, checkedAt: Date.now() };
+}
+
+function whyHeld(group: GroupInfo): string | null {
+  if (group.paused) return `${group.id} is paused`;
+  if (group.concurrency !== null && group.active >= group.concurrency) {
+    return `${group.id} runs ${group.active} of ${group.concurrency} allowed`;
+  }
+  if (group.rateLimitTtl > 0) return `${group.id} is rate limited for ${group.rateLimitTtl} ms`;
+  return null;
+}
+
+/**
+ * Why each group with ready jobs cannot start one, joined for a sentence; null when one of them
+ * can, or when there are too many groups to look at each.
+ */
+async function heldGroups(client: RedisClient, queue: Queue): Promise<string | null> {
+  const ring = await client.lrange(queue.keys.groupsRing, 0, GROUPS_JUDGED);
+  const ids = [...new Set(ring)];
+  if (ids.length === 0 || ids.length > GROUPS_JUDGED) return null;
+  const groups = await Promise.all(ids.sort().map((id) => queue.getGroup(id)));
+  const reasons = groups.map(whyHeld);
+  return reasons.every((reason) => reason !== null) ? reasons.join('; ') : null;
 }

@@ -10,6 +10,7 @@ export const diagnosisReasonSchema = z.strictObject({
     'concurrency-full',
     'only-delayed',
     'only-waiting-children',
+    'groups-held',
     'empty',
     'moving',
   ]),

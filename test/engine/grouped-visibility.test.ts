@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Queue, ValidationError, Worker } from 'oxmq';
 import {
   collectConsoleMetrics,
+  diagnoseQueue,
   exportQueuePrometheusMetrics,
   getQueueOverview,
   listJobs,
@@ -196,5 +197,53 @@ describe('grouped jobs in the console reads', () => {
     const scrape = await collectConsoleMetrics(client, [prefix], { scan: { maxScan: 1e8 } });
     expect(jobCount(scrape.text, name, 'waiting')).toBe(38);
     expect(jobCount(scrape.text, name, 'delayed')).toBe(1);
+  });
+
+  it('the diagnosis says when every waiting job is in a group that cannot start one', async () => {
+    const queue = newQueue('gvis-diagnose');
+    await queue.pauseGroup('acme');
+    await queue.setGroupConcurrency('globex', 1);
+    await queue.addBulk([
+      ...Array.from({ length: 3 }, () => ({
+        name: 'a',
+        data: {},
+        opts: { group: { id: 'acme' } },
+      })),
+      ...Array.from({ length: 2 }, () => ({
+        name: 'g',
+        data: {},
+        opts: { group: { id: 'globex' } },
+      })),
+    ]);
+    let release: () => void = () => {};
+    const hold = new Promise<void>((resolve) => (release = resolve));
+    track({ close: async () => release() });
+    track(new Worker(queue.name, () => hold, { connection: redisOptions(), concurrency: 5 }));
+    await waitFor(async () => (await queue.getActiveCount()) === 1);
+    const diagnosis = await diagnoseQueue(client, 'bull', queue.name);
+    expect(diagnosis.healthy).toBe(false);
+    expect(diagnosis.reasons).toEqual([
+      {
+        code: 'groups-held',
+        message:
+          'All 4 waiting jobs are in tenant groups that cannot start one now: acme is paused; globex runs 1 of 1 allowed.',
+      },
+    ]);
+    // acme resumed starts all its jobs (it has no cap); globex's second job still waits.
+    await queue.resumeGroup('acme');
+    await waitFor(async () => (await queue.getActiveCount()) === 4);
+    expect((await diagnoseQueue(client, 'bull', queue.name)).reasons).toEqual([
+      {
+        code: 'groups-held',
+        message:
+          'The one waiting job is in a tenant group that cannot start it now: globex runs 1 of 1 allowed.',
+      },
+    ]);
+    // A plain job that can start: the groups no longer explain anything.
+    await queue.pause();
+    await queue.add('plain', {});
+    const after = await diagnoseQueue(client, 'bull', queue.name);
+    expect(after.reasons.map((reason) => reason.code)).toEqual(['paused']);
+    release();
   });
 });
