@@ -132,7 +132,8 @@ describe('live pages in Chromium', () => {
 
     await section.getByRole('link', { name: `Details of ${metricsName}` }).click();
     await page.getByRole('heading', { name: new RegExp(`Metrics of .*${metricsName}`) }).waitFor();
-    // One open minute is drawn as dots: a line needs two points.
+    // Every job finished in one minute: drawn as dots, a line needs two points (hollow ones of
+    // their own while that minute is under way, the lines' once it is over).
     await page
       .getByTestId('throughput-chart')
       .locator('.recharts-line-dots circle')

@@ -13,7 +13,12 @@ export interface ManagedChild {
   /** Resolves with the exit code (or the signal's name) once the process is gone. */
   readonly exited: Promise<number | string>;
   running(): boolean;
-  /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone. */
+  /**
+   * SIGTERM, at least `stopSignalSpacingMs` after the previous one (a child that takes signals
+   * close together for one request would otherwise ignore it).
+   */
+  requestStop(): void;
+  /** requestStop(), then SIGKILL after `graceMs`; resolves when the process is gone. */
   stop(graceMs: number): Promise<number | string>;
 }
 
@@ -27,9 +32,11 @@ export function spawnChild(
     quiet?: boolean;
     /** Written to the child's standard input, which is then closed (e.g. a secret, kept off argv). */
     stdin?: string;
+    /** The gap requestStop() leaves between two SIGTERMs (runner/stop-signals.ts); 0 by default. */
+    stopSignalSpacingMs?: number;
   },
 ): ManagedChild {
-  const { quiet, stdin, ...spawnOptions } = options;
+  const { quiet, stdin, stopSignalSpacingMs = 0, ...spawnOptions } = options;
   const child = spawn(command, args, {
     ...spawnOptions,
     stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
@@ -56,13 +63,22 @@ export function spawnChild(
     relay(child.stdout, process.stdout, label);
     relay(child.stderr, process.stderr, label);
   }
+  let nextStopSignalAt = 0;
+  const requestStop = () => {
+    const delay = Math.max(0, nextStopSignalAt - Date.now());
+    nextStopSignalAt = Date.now() + delay + stopSignalSpacingMs;
+    if (delay === 0) {
+      if (alive) signal(child, 'SIGTERM');
+    } else setTimeout(() => alive && signal(child, 'SIGTERM'), delay);
+  };
   const managed: ManagedChild = {
     label,
     process: child,
     exited,
     running: () => alive,
+    requestStop,
     async stop(graceMs) {
-      if (alive) signal(child, 'SIGTERM');
+      requestStop();
       const timer = setTimeout(() => alive && signal(child, 'SIGKILL'), graceMs);
       const result = await exited;
       clearTimeout(timer);

@@ -15,6 +15,7 @@ import {
   parseLauncherFlags,
   type LauncherSettings,
 } from './settings';
+import { stopRequestCounter } from '../runner/stop-signals';
 import { System } from './system';
 
 const root = path.resolve(__dirname, '..');
@@ -48,7 +49,11 @@ async function main(): Promise<void> {
     killAllChildren();
     process.exit(1);
   });
+  // npm forwards the terminal's Ctrl-C to the launcher, which got it from the terminal too: the
+  // copy is not the second Ctrl-C that returns running jobs (runner/stop-signals.ts).
+  const countRequest = stopRequestCounter();
   const onSignal = (signal: NodeJS.Signals) => {
+    if (countRequest() === undefined) return;
     if (!system.isStopping) log.info(`${signal}: stopping (again to return running jobs now)`);
     void system.stop().then(() => process.exit(exitCode));
   };

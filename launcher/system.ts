@@ -19,6 +19,7 @@ import {
 } from './embedded-redis';
 import { freePort, portInUse } from './free-port';
 import { redisCredentialsFile } from './redis-password';
+import { STOP_SIGNAL_SPACING_MS } from '../runner/stop-signals';
 import { teamCodeEnv } from './team-code-env';
 import type { LauncherLog } from './log';
 import type { LauncherSettings } from './settings';
@@ -145,6 +146,8 @@ export class System {
             OXMQ_SHUTDOWN_TIMEOUT_MS: String(settings.shutdownTimeoutMs),
             OXMQ_LOG_LEVEL: settings.logLevel,
           }),
+          // The runner takes SIGTERMs close together for one request (runner/stop-signals.ts).
+          stopSignalSpacingMs: STOP_SIGNAL_SPACING_MS,
         },
       );
       essentials.push(this.runner);
@@ -203,8 +206,10 @@ export class System {
   /** Safe to call at any point of start(), and more than once (a second call hurries the runner). */
   stop(): Promise<void> {
     if (this.stopping) {
-      // A second Ctrl-C: the runner returns its running jobs to wait now instead of waiting.
-      if (this.runner?.running()) this.runner.process.kill('SIGTERM');
+      // A second Ctrl-C: the runner returns its running jobs to wait now instead of waiting. If
+      // it has not been asked to stop yet, this is its first request and the one stop() sends
+      // it later its second.
+      if (this.runner?.running()) this.runner.requestStop();
       return this.stopping;
     }
     this.stopping = (async () => {

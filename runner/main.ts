@@ -6,6 +6,7 @@ import { ConfigError } from '../config/config-error';
 import { createRunnerLogger, type Logger } from './logger';
 import { startRunner } from './runner';
 import { loadRunnerSettings, type RunnerSettings } from './settings';
+import { SAME_STOP_WINDOW_MS, stopRequestCounter } from './stop-signals';
 import { startRunnerTelemetry } from './telemetry';
 import { withholdConsoleEnv } from './withhold-console-env';
 
@@ -59,8 +60,17 @@ async function main(): Promise<void> {
   // Listening before the runner says it is ready: a signal between that line and a later
   // process.on() would meet Node's default action (exit at once) instead of a clean shutdown.
   // A signal during start-up shuts down once the start has finished; a second one is passed on
-  // too (the runner then returns running jobs at once).
+  // too (the runner then returns running jobs at once). A copy of the same Ctrl-C (npm forwards
+  // it to the runner, which the terminal signalled too) is no second request: stop-signals.ts.
+  const countRequest = stopRequestCounter();
   const onSignal = (signal: NodeJS.Signals) => {
+    if (countRequest() === undefined) {
+      logger.debug(
+        { signal, windowMs: SAME_STOP_WINDOW_MS },
+        'signal right after the last one: the same stop request',
+      );
+      return;
+    }
     void starting
       .then((runner) => runner.shutdown(signal))
       .then(() => telemetry.shutdown())

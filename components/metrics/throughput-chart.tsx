@@ -11,9 +11,16 @@ import {
   YAxis,
 } from 'recharts';
 import type { QueueMetrics } from '@/lib/api-types';
-import { chartRows, formatMinute, hasMetrics } from './chart-data';
-
-const MINUTE_MS = 60_000;
+import {
+  chartRows,
+  formatMinute,
+  hasMetrics,
+  largestCount,
+  plotRows,
+  splitOpenMinute,
+} from './chart-data';
+import { MINUTE_MS, minuteStart } from './open-minute';
+import { valueTicks } from './value-ticks';
 const TICK_STEPS_MIN = [5, 10, 15, 30, 60, 120, 180, 240] as const;
 
 /** Round wall-clock ticks (every 5, 10, 15 ... minutes), at most about 8 over the window. */
@@ -30,7 +37,9 @@ export const NO_METRICS_TEXT =
 
 /**
  * Completed and failed jobs per minute on a real time axis: the x domain is the requested
- * window ending now, so quiet stretches show as gaps, not as a squeezed line.
+ * window ending now, so quiet stretches show as gaps, not as a squeezed line. The lines end at
+ * the last finished minute; the minute under way is a hollow dot per series (open-minute.ts).
+ * The figure's data attributes name both minutes, for tests.
  */
 export function ThroughputChart({
   metrics,
@@ -44,17 +53,26 @@ export function ThroughputChart({
   if (!hasMetrics(metrics)) {
     return <p className="notice">{NO_METRICS_TEXT}</p>;
   }
-  const rows = chartRows(metrics);
   const now = Date.now();
-  const start = Math.floor((now - minutes * MINUTE_MS) / MINUTE_MS) * MINUTE_MS;
-  const visible = rows.filter((row) => row.t >= start);
+  const start = minuteStart(now - minutes * MINUTE_MS);
+  const visible = chartRows(metrics).filter((row) => row.t >= start);
+  const { closed, open } = splitOpenMinute(visible, now);
+  const yAxis = valueTicks(largestCount(visible));
   const completed = visible.reduce((sum, row) => sum + (row.completed ?? 0), 0);
   const failed = visible.reduce((sum, row) => sum + (row.failed ?? 0), 0);
   return (
-    <figure className="throughput" data-testid="throughput-chart">
+    <figure
+      className="throughput"
+      data-testid="throughput-chart"
+      data-last-minute={closed.at(-1)?.t}
+      data-open-minute={open?.t}
+    >
       <div style={{ width: '100%', height }} aria-hidden="true">
         <ResponsiveContainer>
-          <LineChart data={visible} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+          <LineChart
+            data={plotRows(closed, open)}
+            margin={{ top: 8, right: 16, bottom: 0, left: 0 }}
+          >
             <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" />
             <XAxis
               dataKey="t"
@@ -66,7 +84,14 @@ export function ThroughputChart({
               stroke="var(--muted)"
               minTickGap={32}
             />
-            <YAxis allowDecimals={false} stroke="var(--muted)" width={40} />
+            <YAxis
+              allowDecimals={false}
+              domain={[0, yAxis.max]}
+              ticks={yAxis.ticks}
+              interval={0}
+              stroke="var(--muted)"
+              width={40}
+            />
             <Tooltip
               labelFormatter={(label) => `${formatMinute(Number(label))}`}
               contentStyle={{ background: 'var(--surface)', border: '1px solid var(--border)' }}
@@ -78,7 +103,7 @@ export function ThroughputChart({
               dataKey="completed"
               stroke="var(--ok)"
               strokeWidth={2}
-              dot={visible.length < 3}
+              dot={closed.length < 3}
               connectNulls={false}
               isAnimationActive={false}
             />
@@ -88,8 +113,26 @@ export function ThroughputChart({
               dataKey="failed"
               stroke="var(--danger)"
               strokeWidth={2}
-              dot={visible.length < 3}
+              dot={closed.length < 3}
               connectNulls={false}
+              isAnimationActive={false}
+            />
+            <Line
+              name="Completed this minute, so far"
+              dataKey="openCompleted"
+              className="open-minute"
+              stroke="none"
+              legendType="none"
+              dot={{ r: 4, fill: 'var(--surface)', stroke: 'var(--ok)', strokeWidth: 2 }}
+              isAnimationActive={false}
+            />
+            <Line
+              name="Failed this minute, so far"
+              dataKey="openFailed"
+              className="open-minute"
+              stroke="none"
+              legendType="none"
+              dot={{ r: 4, fill: 'var(--surface)', stroke: 'var(--danger)', strokeWidth: 2 }}
               isAnimationActive={false}
             />
           </LineChart>
@@ -99,6 +142,13 @@ export function ThroughputChart({
         Last {minutes >= 60 ? `${minutes / 60} h` : `${minutes} min`}: {formatCount(completed)}{' '}
         completed · {formatCount(failed)} failed · all time {formatCount(metrics.completed.total)}{' '}
         completed · {formatCount(metrics.failed.total)} failed
+        {open && (
+          <>
+            {' '}
+            · ○ this minute so far (partial): {formatCount(open.completed ?? 0)} completed ·{' '}
+            {formatCount(open.failed ?? 0)} failed
+          </>
+        )}
       </figcaption>
     </figure>
   );

@@ -2,10 +2,12 @@
 import { formatCount } from '@/lib/format-number';
 import { Line, LineChart, YAxis } from 'recharts';
 import type { QueueMetricsSeries } from '@/lib/api-types';
+import { openMinuteCount, sparklinePoints } from '../metrics/open-minute';
 
 /**
- * A tiny per-minute chart of closed minutes plus the still-open one (`pending`), so activity
- * shows up at once. The caption carries the numbers for screen readers and tests.
+ * A tiny per-minute chart of finished minutes. The minute under way is left out of the line (a
+ * partial count would end it in a drop, open-minute.ts); the caption says how many jobs it has
+ * so far, and carries the numbers for screen readers and tests.
  */
 export function Sparkline({
   label,
@@ -16,7 +18,8 @@ export function Sparkline({
   series: QueueMetricsSeries;
   color: string;
 }) {
-  const points = [...series.perMinute, series.pending];
+  const now = Date.now();
+  const points = sparklinePoints(series, now);
   const data = points.map((value, index) => ({ index, value }));
   return (
     <figure className="sparkline" data-metric={label.toLowerCase()}>
@@ -32,7 +35,8 @@ export function Sparkline({
         />
       </LineChart>
       <figcaption>
-        {label}: {formatCount(series.pending)} this minute · {formatCount(series.total)} total
+        {label}: {formatCount(openMinuteCount(series, now))} this minute ·{' '}
+        {formatCount(series.total)} total
       </figcaption>
     </figure>
   );

@@ -43,6 +43,7 @@ import { SHARED_CPU_TURNS } from './cpu-turns';
 import { scanJobs, type JobScanOptions, type JobScanStep } from './job-scan';
 import { searchJobs, type JobSearchOptions } from './job-search';
 import { getJobTimeline, type JobTimelineOptions } from './job-timeline';
+import { jobKeyKind } from './job-id';
 import { findJob, listJobs, toJobRow } from './jobs';
 import { latestEventIds, readQueueEvents } from './live-events';
 import { getQueueMetrics } from './metrics';
@@ -198,6 +199,8 @@ export function createAdmin(client: RedisClient, options: AdminOptions) {
         const row = await findJob(client, prefix, name, id);
         return row && redactJobRow(row, rules());
       },
+      /** Whether the id names a job of the queue, no key or another key (job-id.ts). */
+      keyKind: bind(jobKeyKind),
       /** Where a job id exists among the discovered queues (the quick-jump box). */
       findEverywhere: async (id: string) =>
         findJobEverywhere(client, (await discover()).queues, id),

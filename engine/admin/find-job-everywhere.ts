@@ -6,7 +6,7 @@
 import type { RedisClient } from '../connection';
 import { QueueKeys } from '../keys';
 import { pipelinePerItem } from './cluster-reads';
-import { isPlainJobId } from './job-id';
+import { hasJobIdShape } from './job-id';
 import { queueHandle } from './queue-handle';
 import type { QueueRef } from './queues';
 
@@ -26,9 +26,10 @@ export async function findJobEverywhere(
   queues: readonly QueueRef[],
   id: string,
 ): Promise<JobLocation[]> {
-  if (!isPlainJobId(id) || queues.length === 0) return [];
+  if (!hasJobIdShape(id) || queues.length === 0) return [];
   const checked = queues.slice(0, FIND_JOB_MAX_QUEUES);
-  // bullmq and OxMQ always write `timestamp`: a key that lacks it is no job.
+  // bullmq and OxMQ always write `timestamp`: a key that lacks it is no job (job-id.ts); HEXISTS
+  // on a key of another type (a log list) fails for that queue alone.
   const replies = await pipelinePerItem(client, checked, (pipeline, ref) =>
     pipeline.hexists(new QueueKeys(ref.prefix, ref.name).base + id, 'timestamp'),
   );

@@ -131,7 +131,8 @@ export { errorSignature, NO_REASON_SIGNATURE, SIGNATURE_LIMITS } from './error-s
 export { bulkFilterMatcher, isErrorGroupFilter, jobErrorSignature } from './error-group-filter';
 export type { BulkFilter, ErrorGroupFilter } from './error-group-filter';
 export { actOnSelection, SELECTION_LIMIT } from './selection';
-export { isPlainJobId } from './job-id';
+export { hasJobIdShape, jobKeyKind } from './job-id';
+export type { JobKeyKind } from './job-id';
 export type { SelectionResult } from './selection';
 export { diagnoseQueue } from './diagnose';
 export type { DiagnosisCode, DiagnosisReason, QueueDiagnosis } from './diagnose';

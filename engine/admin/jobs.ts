@@ -4,7 +4,7 @@
  * JOB_LIST_LIMITS.maxPageSize jobs. Rows carry job text as stored; the console answers them
  * through its redacted view (redacted-views.ts).
  */
-import { isPlainJobId } from './job-id';
+import { jobKeyKind } from './job-id';
 import type { RedisClient } from '../connection';
 import type { Job } from '../job';
 import type { QueueCountState } from './queues';
@@ -98,7 +98,7 @@ export async function findJob(
   id: string,
 ): Promise<(JobRow & { state: string }) | null> {
   // `1:processed` would read a job's children's record as if it were a job.
-  if (!isPlainJobId(id)) return null;
+  if ((await jobKeyKind(client, prefix, name, id)) !== 'job') return null;
   const job = await queueHandle(client, prefix, name).getJob(id);
   if (!job) return null;
   return { ...toJobRow(job), state: await job.getState() };

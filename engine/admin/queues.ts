@@ -123,6 +123,11 @@ export interface QueueMetricsSeries {
    * a job finishes in a later minute, so the newest activity lives here until then.
    */
   pending: number;
+  /**
+   * Start of the minute `pending` belongs to (the last minute boundary bullmq recorded); null
+   * when nothing was recorded. A chart leaves it out while that minute is still under way.
+   */
+  pendingSince: number | null;
   /** Total count the metrics key has seen. */
   total: number;
 }
@@ -314,6 +319,8 @@ function toSeries(metrics: Metrics): QueueMetricsSeries {
   return {
     perMinute: [...metrics.data].reverse(),
     pending: pendingOf(metrics),
+    pendingSince:
+      metrics.meta.prevTS > 0 ? Math.floor(metrics.meta.prevTS / 60_000) * 60_000 : null,
     total: metrics.meta.count,
   };
 }

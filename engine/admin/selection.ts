@@ -4,7 +4,7 @@
  */
 import type { RedisClient } from '../connection';
 import { actOn, type BulkAction } from './bulk';
-import { isPlainJobId } from './job-id';
+import { jobKeyKind } from './job-id';
 import { queueHandle } from './queue-handle';
 
 export const SELECTION_LIMIT = 100;
@@ -26,7 +26,7 @@ export async function actOnSelection(
   const queue = queueHandle(client, prefix, name);
   const result: SelectionResult = { action, done: [], skipped: [] };
   for (const id of ids.slice(0, SELECTION_LIMIT)) {
-    if (!isPlainJobId(id)) {
+    if ((await jobKeyKind(client, prefix, name, id)) !== 'job') {
       result.skipped.push(id);
       continue;
     }

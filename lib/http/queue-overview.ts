@@ -23,6 +23,7 @@ export type QueueProblemSeverity = QueueProblem['severity'];
 export const queueMetricsSeriesSchema = z.strictObject({
   perMinute: z.array(z.number()),
   pending: z.number(),
+  pendingSince: z.number().nullable(),
   total: z.number(),
 });
 export type QueueMetricsSeries = z.infer<typeof queueMetricsSeriesSchema>;

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { JobAction } from 'oxmq/admin';
 import type { JobActionResponse } from '../api-types';
 import { withRoute } from './api';
-import { jobNotFound, jobParams, jobTarget, requireQueue } from './job-route';
+import { jobNotFound, jobParams, jobTarget, requireJobKey } from './job-route';
 import { admin } from './oxmq';
 
 type JobActionName = 'retry' | 'promote' | 'delay' | 'priority' | 'data' | 'remove';
@@ -31,7 +31,7 @@ export function jobActionRoute<B extends z.ZodType>(spec: JobActionSpec<B>) {
       body: spec.body,
     },
     async ({ params, body }): Promise<JobActionResponse> => {
-      await requireQueue(params.prefix, params.name);
+      await requireJobKey(params);
       const action = await spec.toAction(body, params);
       const found = await admin().jobs.act(params.prefix, params.name, params.id, action);
       if (!found) throw jobNotFound(params.id);

@@ -44,10 +44,20 @@ export interface LaunchedSystem {
   readonly lines: readonly string[];
   waitForLine(match: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
   signal(signal: NodeJS.Signals): void;
+  /**
+   * The signal to npm's whole process group, as a terminal sends Ctrl-C to the foreground job
+   * (npm, and the launcher it runs); only with `ownProcessGroup`.
+   */
+  signalGroup(signal: NodeJS.Signals): void;
   /** Resolves with the exit code (null when killed by a signal). */
   readonly exited: Promise<number | null>;
   running(): boolean;
   output(): string;
+}
+
+export interface NpmStartOptions {
+  /** npm leads a process group of its own, as a shell's foreground job does (signalGroup). */
+  ownProcessGroup?: boolean;
 }
 
 /** `npm start [-- args]` in `dir` with exactly `env` (plus PATH and HOME). */
@@ -55,6 +65,7 @@ export function npmStart(
   dir: string,
   env: Record<string, string>,
   args: readonly string[] = [],
+  options: NpmStartOptions = {},
 ): LaunchedSystem {
   const child = spawn('npm', ['start', ...(args.length > 0 ? ['--', ...args] : [])], {
     cwd: dir,
@@ -66,6 +77,7 @@ export function npmStart(
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.ownProcessGroup === true,
   });
   const lines: string[] = [];
   const waiters = new Set<() => void>();
@@ -121,6 +133,11 @@ export function npmStart(
     lines,
     waitForLine,
     signal: (name) => child.kill(name),
+    signalGroup(name) {
+      if (!options.ownProcessGroup || child.pid === undefined)
+        throw new Error('signalGroup needs npmStart(..., { ownProcessGroup: true })');
+      process.kill(-child.pid, name);
+    },
     exited,
     running: () => exitCode === undefined,
     output,

@@ -4,17 +4,21 @@
  * start its own Redis, the console and the worker runner; a job added through the console's API
  * is processed by the team's processor module; SIGTERM lets a running job finish, leaves nothing
  * active and stops the embedded Redis; a second start on the same data finds every job, and
- * `npm start -- --demo` feeds the demo queues.
+ * `npm start -- --demo` feeds the demo queues. A Ctrl-C in the terminal (SIGINT to npm's whole
+ * process group, which npm also forwards to the launcher) lets running jobs finish; only a second
+ * Ctrl-C, later, returns them to wait.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Queue } from 'oxmq';
 import type { JobActionResponse, JobDetailResponse } from '../../lib/api-types';
 import { signIn, type ConsoleClient } from '../console/console-client';
 import { copyRepository, npmCi, npmStart, type LaunchedSystem } from '../helpers/launched-system';
 import { listeningAddresses } from '../helpers/listening-sockets';
-import { waitFor } from '../helpers/redis';
+import { redisOptions, redisUrl, sleep, uniqueQueueName, waitFor } from '../helpers/redis';
 import { freePort } from '../setup/redis-server';
+import { STOP_SIGNAL_SPACING_MS } from '../../runner/stop-signals';
 
 const GREET_MODULE = `
 import type { Job } from 'oxmq';
@@ -29,6 +33,19 @@ const SLOW_MODULE = `
 import type { Job } from 'oxmq';
 export const queue = 'slow';
 export default async function slow(job: Job<{ ms: number }>) {
+  await new Promise((resolve) => setTimeout(resolve, job.data.ms));
+  return { slept: job.data.ms };
+}
+`;
+
+/** Sleeps `ms`, writing one line per run to `runsFile`: a job run twice shows up twice. */
+const countedNapModule = (queue: string, runsFile: string) => `
+import { appendFileSync } from 'node:fs';
+import type { Job } from 'oxmq';
+export const queue = '${queue}';
+export const options = { concurrency: 3 };
+export default async function nap(job: Job<{ ms: number }>) {
+  appendFileSync(${JSON.stringify(runsFile)}, job.id + '\\n');
   await new Promise((resolve) => setTimeout(resolve, job.data.ms));
   return { slept: job.data.ms };
 }
@@ -273,5 +290,109 @@ describe('npm start on a fresh clone', () => {
 
     system.signal('SIGTERM');
     expect(await system.exited).toBe(0);
+  }, 600_000);
+});
+
+describe('Ctrl-C in the terminal running npm start', () => {
+  let system: LaunchedSystem | undefined;
+  let queue: Queue;
+  let runsFile: string;
+  let startEnv: Record<string, string>;
+
+  beforeAll(async () => {
+    // The suite's Redis (not an embedded one): the jobs can be read after the launcher exits.
+    const name = uniqueQueueName('ctrl-c');
+    const prefix = uniqueQueueName('launched');
+    const processors = path.join(dir, 'ctrl-c-processors');
+    runsFile = path.join(dir, 'ctrl-c-runs.txt');
+    mkdirSync(processors, { recursive: true });
+    writeFileSync(path.join(processors, 'nap.ts'), countedNapModule(name, runsFile));
+    queue = new Queue(name, { connection: redisOptions(), prefix });
+    startEnv = {
+      PORT: String(await freePort()),
+      WORKER_HEALTH_PORT: String(await freePort()),
+      REDIS_URL: redisUrl(),
+      OXMQ_PREFIX: prefix,
+      OXMQ_PROCESSORS_DIR: processors,
+      // Far beyond the test's waits: only the jobs' end or a second Ctrl-C can stop the runner.
+      OXMQ_SHUTDOWN_TIMEOUT_MS: '120000',
+    };
+  });
+
+  afterEach(async () => {
+    if (system?.running()) {
+      // A failed test's system: stop it, returning its jobs, so nothing outlives the file.
+      system.signalGroup('SIGTERM');
+      await sleep(STOP_SIGNAL_SPACING_MS);
+      system.signalGroup('SIGTERM');
+      await system.exited;
+    }
+    system = undefined;
+    // Each test starts from an empty queue: jobs a test leaves in wait would run in the next.
+    await queue.obliterate({ force: true });
+    writeFileSync(runsFile, '');
+  }, 60_000);
+
+  afterAll(() => queue.close());
+
+  async function startInOwnGroup(): Promise<LaunchedSystem> {
+    system = npmStart(dir, startEnv, [], { ownProcessGroup: true });
+    started.push(system);
+    await system.waitForLine(/OxMQ is up: console /, UP_TIMEOUT_MS);
+    return system;
+  }
+
+  async function addRunning(count: number, ms: number): Promise<string[]> {
+    const jobs = await queue.addBulk(
+      Array.from({ length: count }, (_, i) => ({ name: `nap-${i}`, data: { ms } })),
+    );
+    const ids = jobs.map((job) => job.id!);
+    await waitFor(async () => ((await queue.getJobCounts('active')).active === count ? 1 : null));
+    return ids;
+  }
+
+  function runsOf(id: string): number {
+    return readFileSync(runsFile, 'utf8')
+      .split('\n')
+      .filter((line) => line === id).length;
+  }
+
+  it('lets running jobs finish, each run once, though the launcher receives the Ctrl-C twice', async () => {
+    const launched = await startInOwnGroup();
+    const ids = await addRunning(3, 4_000);
+
+    launched.signalGroup('SIGINT');
+    expect(await launched.exited).toBe(0);
+    const output = launched.output();
+    expect(output).toMatch(/"completedInTime":3,"returnedToWait":\[\]/);
+    expect(output).not.toContain('returning running jobs to wait now');
+    for (const id of ids) {
+      const job = await queue.getJob(id);
+      expect(await job?.getState(), id).toBe('completed');
+      expect(job?.returnvalue, id).toEqual({ slept: 4_000 });
+      expect(job?.attemptsStarted, id).toBe(1);
+      expect(runsOf(id), id).toBe(1);
+    }
+  }, 600_000);
+
+  it('returns running jobs to wait at once on a second Ctrl-C after the first', async () => {
+    const launched = await startInOwnGroup();
+    const ids = await addRunning(2, 600_000);
+
+    launched.signalGroup('SIGINT');
+    await launched.waitForLine(/"msg":"shutting down"/, 30_000);
+    // A person's second Ctrl-C: later than copies of the first (npm's) can arrive.
+    await sleep(STOP_SIGNAL_SPACING_MS);
+    launched.signalGroup('SIGINT');
+    // Well inside the 120 s shutdown timeout: only the second Ctrl-C can end it this soon.
+    const exit = await Promise.race([launched.exited, sleep(60_000).then(() => 'still running')]);
+    expect(exit).toBe(0);
+    expect(launched.output()).toContain('returning running jobs to wait now');
+    for (const id of ids) {
+      const job = await queue.getJob(id);
+      expect(await job?.getState(), id).toBe('waiting');
+      expect(job?.attemptsMade, id).toBe(0);
+      expect(runsOf(id), id).toBe(1);
+    }
   }, 600_000);
 });

@@ -3,7 +3,7 @@ import type { FlowGraphResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
 import { requireServedKey } from '@/lib/server/flow-route';
 import { withTraceUrls } from '@/lib/server/links';
-import { jobParams, requireQueue } from '@/lib/server/job-route';
+import { jobParams, requireJobKey } from '@/lib/server/job-route';
 import { admin } from '@/lib/server/oxmq';
 import { ApiProblem } from '@/lib/server/api-error';
 
@@ -37,7 +37,7 @@ const flowQuery = z.object({
 export const GET = withRoute(
   { role: 'viewer', params: flowParams, query: flowQuery },
   async ({ params, query }): Promise<FlowGraphResponse> => {
-    await requireQueue(params.prefix, params.queue);
+    await requireJobKey({ prefix: params.prefix, name: params.queue, id: params.id });
     const jobKey = `${params.prefix}:${params.queue}:${params.id}`;
     const root = await admin().flows.rootOf(jobKey);
     if (!root) throw new ApiProblem(404, 'NOT_FOUND', `No job ${params.id} in this queue`);

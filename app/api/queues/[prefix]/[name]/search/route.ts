@@ -10,7 +10,7 @@ import { SCAN_ORDERS } from 'oxmq/admin';
 import type { JobSearchResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
 import { admin } from '@/lib/server/oxmq';
-import { jobIdSchema } from '@/lib/server/job-route';
+import { JOB_ID_SHAPE_MESSAGE, jobIdSchema } from '@/lib/server/job-route';
 import { jobStateSchema } from '@/lib/server/queue-page-input';
 import { queueParams, requireQueue } from '@/lib/server/queue-route';
 import { searchGate } from '@/lib/server/search-gate';
@@ -28,7 +28,7 @@ const query = refineFilter(
     budget: z.coerce.number().int().min(1).max(5_000).default(5_000),
   }),
 ).refine((input) => input.mode !== 'id' || jobIdSchema.safeParse(input.q.trim()).success, {
-  message: 'a job id cannot contain ":"',
+  message: JOB_ID_SHAPE_MESSAGE,
   path: ['q'],
 });
 

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { JobCancelResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
-import { jobParams, jobTarget, requireQueue } from '@/lib/server/job-route';
+import { jobParams, jobTarget, requireJobKey } from '@/lib/server/job-route';
 import { admin } from '@/lib/server/oxmq';
 
 export const dynamic = 'force-dynamic';
@@ -19,7 +19,7 @@ export const POST = withRoute(
     body: z.object({ reason: z.string().max(500).optional() }).strict(),
   },
   async ({ params, body }): Promise<JobCancelResponse> => {
-    await requireQueue(params.prefix, params.name);
+    await requireJobKey(params);
     const outcome = await admin().workers.cancelJob(
       params.prefix,
       params.name,

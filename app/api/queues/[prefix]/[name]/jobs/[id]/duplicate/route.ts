@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { JobActionResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
-import { jobNotFound, jobParams, jobTarget, requireQueue } from '@/lib/server/job-route';
+import { jobNotFound, jobParams, jobTarget, requireJobKey } from '@/lib/server/job-route';
 import { admin } from '@/lib/server/oxmq';
 
 export const dynamic = 'force-dynamic';
@@ -14,7 +14,7 @@ export const POST = withRoute(
     body: z.object({}).strict(),
   },
   async ({ params }): Promise<JobActionResponse> => {
-    await requireQueue(params.prefix, params.name);
+    await requireJobKey(params);
     const id = await admin().jobs.duplicate(params.prefix, params.name, params.id);
     if (id === undefined) throw jobNotFound(params.id);
     return { ok: true, id };

@@ -1,6 +1,6 @@
 import type { JobLogsResponse } from '@/lib/api-types';
 import { pageQuery, withRoute } from '@/lib/server/api';
-import { jobParams, requireQueue } from '@/lib/server/job-route';
+import { jobParams, requireJobKey } from '@/lib/server/job-route';
 import { admin } from '@/lib/server/oxmq';
 
 export const dynamic = 'force-dynamic';
@@ -9,7 +9,7 @@ export const dynamic = 'force-dynamic';
 export const GET = withRoute(
   { role: 'viewer', params: jobParams, query: pageQuery(200, 50) },
   async ({ params, query }): Promise<JobLogsResponse> => {
-    await requireQueue(params.prefix, params.name);
+    await requireJobKey(params);
     const logs = await admin().jobs.logs(
       params.prefix,
       params.name,

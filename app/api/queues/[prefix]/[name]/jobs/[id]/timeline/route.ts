@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { JobTimelineResponse } from '@/lib/api-types';
 import { withRoute } from '@/lib/server/api';
-import { jobNotFound, jobParams, requireQueue } from '@/lib/server/job-route';
+import { jobNotFound, jobParams, requireJobKey } from '@/lib/server/job-route';
 import { admin } from '@/lib/server/oxmq';
 
 export const dynamic = 'force-dynamic';
@@ -16,7 +16,7 @@ export const GET = withRoute(
   // A timeline may scan a long events stream: a per-user budget (route-rate-limit.ts).
   { role: 'viewer', params: jobParams, query: timelineQuery, budget: 'timeline' },
   async ({ params, query }): Promise<JobTimelineResponse> => {
-    await requireQueue(params.prefix, params.name);
+    await requireJobKey(params);
     const job = await admin().jobs.detail(params.prefix, params.name, params.id);
     if (!job) throw jobNotFound(params.id);
     // Failure reasons on the timeline come back redacted, like the job's own (engine/admin/create-admin.ts).
