@@ -144,6 +144,13 @@ export {
   setQueueLimits,
 } from './queue-ops';
 export type { QueueLimits } from './queue-ops';
+export { rateLimitsInForce, workerLimits } from './limit-sources';
+export type {
+  RateLimit,
+  RateLimitInForce,
+  WorkerLimiterGroup,
+  WorkerLimits,
+} from './limit-sources';
 // ---- job page: one job's detail, logs, children, timeline and actions ----
 export {
   getJobChildren,
