@@ -78,6 +78,8 @@ export type {
   QueueDiagnosis,
   QueueLimits,
   QueueOkResponse,
+  RateLimitInForce,
+  WorkerLimits,
 } from './http/queue-ops';
 export type { ErrorGroup, ErrorGroupsResponse, ErrorGroupTally } from './http/error-groups';
 export type {

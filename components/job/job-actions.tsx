@@ -1,6 +1,7 @@
 'use client';
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
+import { jobActionOffered, type JobActionKind } from 'oxmq/admin';
 import type { JobCancelResponse, JobDetailResponse } from '@/lib/api-types';
 import { useCanMutate } from '../session/session-context';
 import { jobPageHref } from './hrefs';
@@ -15,9 +16,17 @@ const CANCEL_OUTCOME: Record<JobCancelResponse['outcome'], string> = {
     'Cannot cancel: the job is held by a bullmq worker (or one without heartbeats), which cannot be reached from here.',
 };
 
+/** The tenant group a job belongs to (its `group` option), if any: such a job has no priority. */
+function groupOf(opts: Record<string, unknown>): string | undefined {
+  const group = opts.group as { id?: unknown } | undefined;
+  return typeof group?.id === 'string' ? group.id : undefined;
+}
+
 /**
  * The job's actions, offered by role (viewer none; operator retry, promote, priority, delay,
- * duplicate, cancel a running job; admin also remove and edit data) and by state. The API enforces the same rules.
+ * duplicate, cancel a running job; admin also remove and edit data) and by state, from the
+ * server's own table (engine/admin/job-action-states.ts). When the job moved since the page
+ * read it, the API's refusal says what it is doing now and what to do instead.
  */
 export function JobActions({ job, detail }: { job: JobRef; detail: JobDetailResponse }) {
   const canOperate = useCanMutate('operator');
@@ -59,14 +68,15 @@ export function JobActions({ job, detail }: { job: JobRef; detail: JobDetailResp
     event.preventDefault();
     run(name, { [name]: Number(text) }, `${name === 'priority' ? 'Priority' : 'Delay'} changed.`);
   };
-  const finished = detail.state === 'failed' || detail.state === 'completed';
-  const movable = detail.state !== 'active' && !finished;
+  const offered = (name: JobActionKind) => jobActionOffered(name, detail.state);
+  const grouped = groupOf(detail.opts) !== undefined;
+  const showPriority = offered('priority') && !grouped;
 
   return (
     <section aria-labelledby="job-actions" className="card job-actions">
       <h2 id="job-actions">Actions</h2>
       <div className="actions-row">
-        {finished && (
+        {offered('retry') && (
           <button
             type="button"
             className="primary"
@@ -88,7 +98,7 @@ export function JobActions({ job, detail }: { job: JobRef; detail: JobDetailResp
             Cancel
           </button>
         )}
-        {detail.state === 'delayed' && (
+        {offered('promote') && (
           <button
             type="button"
             disabled={action.isPending}
@@ -100,7 +110,7 @@ export function JobActions({ job, detail }: { job: JobRef; detail: JobDetailResp
         <button type="button" disabled={action.isPending} onClick={() => run('duplicate')}>
           Duplicate
         </button>
-        {isAdmin && (
+        {isAdmin && offered('remove') && (
           <button
             type="button"
             className="danger"
@@ -113,39 +123,49 @@ export function JobActions({ job, detail }: { job: JobRef; detail: JobDetailResp
           </button>
         )}
       </div>
-      {movable && (
+      {detail.state === 'active' && (
+        <p className="muted" data-testid="actions-note">
+          A worker is running this job: it can be cancelled, but not removed, retried or rescheduled
+          until it stops.
+        </p>
+      )}
+      {(showPriority || offered('delay')) && (
         <div className="actions-row">
-          <form onSubmit={(event) => submitNumber(event, 'priority', priority)}>
-            <label>
-              Priority{' '}
-              <input
-                type="number"
-                min={0}
-                max={2097152}
-                step={1}
-                value={priority}
-                onChange={(e) => setPriority(e.target.value)}
-              />
-            </label>{' '}
-            <button type="submit" disabled={action.isPending}>
-              Set priority
-            </button>
-          </form>
-          <form onSubmit={(event) => submitNumber(event, 'delay', delay)}>
-            <label>
-              Delay (ms){' '}
-              <input
-                type="number"
-                min={0}
-                step={1}
-                value={delay}
-                onChange={(e) => setDelay(e.target.value)}
-              />
-            </label>{' '}
-            <button type="submit" disabled={action.isPending}>
-              Set delay
-            </button>
-          </form>
+          {showPriority && (
+            <form onSubmit={(event) => submitNumber(event, 'priority', priority)}>
+              <label>
+                Priority{' '}
+                <input
+                  type="number"
+                  min={0}
+                  max={2097152}
+                  step={1}
+                  value={priority}
+                  onChange={(e) => setPriority(e.target.value)}
+                />
+              </label>{' '}
+              <button type="submit" disabled={action.isPending}>
+                Set priority
+              </button>
+            </form>
+          )}
+          {offered('delay') && (
+            <form onSubmit={(event) => submitNumber(event, 'delay', delay)}>
+              <label>
+                Delay (ms){' '}
+                <input
+                  type="number"
+                  min={0}
+                  step={1}
+                  value={delay}
+                  onChange={(e) => setDelay(e.target.value)}
+                />
+              </label>{' '}
+              <button type="submit" disabled={action.isPending}>
+                Set delay
+              </button>
+            </form>
+          )}
         </div>
       )}
       {action.error && (

@@ -1,92 +1,64 @@
 'use client';
-/** Current rate limit, global concurrency and the limiter's remaining window; operators tune. */
-import { useState, type FormEvent } from 'react';
+/**
+ * The queue's limits with where each comes from: the queue-wide settings (the form changes
+ * them) and the workers' own options (from their heartbeats), and what fetches apply when both
+ * exist (engine/admin/limit-sources.ts). Operators tune the queue-wide ones.
+ */
 import type { QueueLimits } from '@/lib/api-types';
 import { useCanMutate } from '../session/session-context';
-import { useQueueLimits, useQueuePost } from './use-queue-page';
+import { queueWideRate, rateInForce, workersConcurrency, workersRate } from './limit-words';
+import { LimitsForm } from './limits-form';
+import { useQueueLimits } from './use-queue-page';
 
-interface LimitsBody {
-  rateLimit?: { max: number; duration: number } | null;
-  globalConcurrency?: number | null;
+function Facts({ limits }: { limits: QueueLimits }) {
+  return (
+    <dl className="facts" data-testid="limits">
+      <div>
+        <dt>Rate limit, queue-wide</dt>
+        <dd data-testid="rate-limit-queue">{queueWideRate(limits)}</dd>
+      </div>
+      <div>
+        <dt>Rate limit, workers&apos; own</dt>
+        <dd data-testid="rate-limit-workers">{workersRate(limits.workerLimits)}</dd>
+      </div>
+      <div>
+        <dt>Rate limit in force</dt>
+        <dd data-testid="rate-limit-in-force">
+          {rateInForce(limits).map((line) => (
+            <div key={line}>{line}</div>
+          ))}
+        </dd>
+      </div>
+      <div>
+        <dt>Limiter window left</dt>
+        <dd>{limits.rateLimitTtlMs} ms</dd>
+      </div>
+      <div>
+        <dt>Concurrency, queue-wide</dt>
+        <dd data-testid="concurrency-queue">{limits.globalConcurrency ?? 'none'}</dd>
+      </div>
+      <div>
+        <dt>Concurrency, workers&apos; own</dt>
+        <dd data-testid="concurrency-workers">{workersConcurrency(limits.workerLimits)}</dd>
+      </div>
+    </dl>
+  );
 }
 
 export function LimitsPanel({ prefix, name }: { prefix: string; name: string }) {
   const canOperate = useCanMutate('operator');
   const { data } = useQueueLimits(prefix, name);
-  const save = useQueuePost<LimitsBody, QueueLimits>(prefix, name, 'limits');
-  const [max, setMax] = useState('');
-  const [duration, setDuration] = useState('');
-  const [concurrency, setConcurrency] = useState('');
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const body: LimitsBody = {};
-    if (max !== '' && duration !== '') {
-      body.rateLimit = { max: Number(max), duration: Number(duration) };
-    }
-    if (concurrency !== '') body.globalConcurrency = Number(concurrency);
-    if (Object.keys(body).length > 0) save.mutate(body);
-  };
   return (
     <section className="panel" aria-labelledby="limits-heading">
       <h2 id="limits-heading">Limits</h2>
-      <dl className="facts" data-testid="limits">
-        <div>
-          <dt>Rate limit</dt>
-          <dd>
-            {data?.rateLimit ? `${data.rateLimit.max} per ${data.rateLimit.duration} ms` : 'none'}
-          </dd>
-        </div>
-        <div>
-          <dt>Limiter window left</dt>
-          <dd>{data ? `${data.rateLimitTtlMs} ms` : '–'}</dd>
-        </div>
-        <div>
-          <dt>Global concurrency</dt>
-          <dd>{data?.globalConcurrency ?? 'none'}</dd>
-        </div>
-      </dl>
-      {canOperate && (
-        <form className="limits-form" onSubmit={submit}>
-          <label>
-            Max jobs
-            <input type="number" min={1} value={max} onChange={(e) => setMax(e.target.value)} />
-          </label>
-          <label>
-            per (ms)
-            <input
-              type="number"
-              min={1}
-              value={duration}
-              onChange={(e) => setDuration(e.target.value)}
-            />
-          </label>
-          <label>
-            Global concurrency
-            <input
-              type="number"
-              min={1}
-              value={concurrency}
-              onChange={(e) => setConcurrency(e.target.value)}
-            />
-          </label>
-          <button type="submit" disabled={save.isPending}>
-            Apply limits
-          </button>
-          <button
-            type="button"
-            disabled={save.isPending}
-            onClick={() => save.mutate({ rateLimit: null, globalConcurrency: null })}
-          >
-            Remove limits
-          </button>
-        </form>
-      )}
-      {save.error && (
-        <p role="alert" className="notice error">
-          {save.error.message}
-        </p>
-      )}
+      {data ? <Facts limits={data} /> : <p aria-live="polite">Loading limits…</p>}
+      <p className="muted">
+        When both set a rate limit, job starts follow the queue-wide max within the worker&apos;s
+        window. Both concurrencies hold: each worker runs at most its own, all workers together at
+        most the queue-wide one. bullmq workers, and OxMQ workers with heartbeats off, do not report
+        their options.
+      </p>
+      {canOperate && <LimitsForm prefix={prefix} name={name} />}
     </section>
   );
 }

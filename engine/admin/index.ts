@@ -145,6 +145,13 @@ export {
   setQueueLimits,
 } from './queue-ops';
 export type { QueueLimits } from './queue-ops';
+export { rateLimitsInForce, workerLimits } from './limit-sources';
+export type {
+  RateLimit,
+  RateLimitInForce,
+  WorkerLimiterGroup,
+  WorkerLimits,
+} from './limit-sources';
 // ---- job page: one job's detail, logs, children, timeline and actions ----
 export {
   getJobChildren,
@@ -156,8 +163,10 @@ export {
 export type { JobChildrenPage, JobDetail, JobLinkRef, JobLogPage } from './job-detail';
 export { addJobFromConsole } from './add-job';
 export type { ConsoleJobOptions, ConsoleNewJob } from './add-job';
-export { duplicateJob, JobActionStateError, runJobAction } from './job-actions';
+export { duplicateJob, JobActionStateError, performJobAction, runJobAction } from './job-actions';
 export type { JobAction } from './job-actions';
+export { JOB_ACTION_STATES, jobActionOffered, jobActionRefusal } from './job-action-states';
+export type { JobActionKind, JobActionState } from './job-action-states';
 export { getJobTimeline, JOB_TIMELINE_DEFAULTS, JOB_TIMELINE_LIMITS } from './job-timeline';
 export type { JobTimeline, JobTimelineEntry, JobTimelineOptions } from './job-timeline';
 // ---- workers, metrics and live events ----

@@ -4,7 +4,15 @@
  */
 import type { RedisClient } from '../connection';
 import type { CleanState } from '../backend/queue-operations';
+import {
+  rateLimitsInForce,
+  workerLimits,
+  type RateLimit,
+  type RateLimitInForce,
+  type WorkerLimits,
+} from './limit-sources';
 import { queueHandle } from './queue-handle';
+import { listWorkerHeartbeats } from './worker-heartbeats';
 
 /** Most jobs one clean call removes; a bigger backlog takes several clicks, each bounded. */
 export const CLEAN_LIMIT = 10_000;
@@ -38,24 +46,42 @@ export async function obliterateQueue(
 }
 
 export interface QueueLimits {
-  rateLimit: { max: number; duration: number } | null;
+  /** The queue-wide rate limit (meta `max` + `duration`): what setQueueLimits changes. */
+  rateLimit: RateLimit | null;
+  /** The queue-wide concurrency (meta `concurrency`): what setQueueLimits changes. */
   globalConcurrency: number | null;
   /** ms left in the limiter's current window; 0 when not limited. */
   rateLimitTtlMs: number;
+  /** The live OxMQ workers' own `limiter` and `concurrency` options, from their heartbeats. */
+  workerLimits: WorkerLimits;
+  /** The rate limits fetches apply, combining both sources (limit-sources.ts). */
+  rateLimitsInForce: RateLimitInForce[];
 }
 
+/**
+ * Both sources of a queue's limits. The heartbeat read is the Live workers panel's (one
+ * ZREVRANGE, one ZCARD, one pipeline of at most 100 HGETALLs).
+ */
 export async function getQueueLimits(
   client: RedisClient,
   prefix: string,
   name: string,
 ): Promise<QueueLimits> {
   const queue = queueHandle(client, prefix, name);
-  const [rateLimit, globalConcurrency, ttl] = await Promise.all([
+  const [rateLimit, globalConcurrency, ttl, heartbeats] = await Promise.all([
     queue.getGlobalRateLimit(),
     queue.getGlobalConcurrency(),
     queue.getRateLimitTtl(),
+    listWorkerHeartbeats(client, prefix, name),
   ]);
-  return { rateLimit, globalConcurrency, rateLimitTtlMs: Math.max(0, ttl) };
+  const fromWorkers = workerLimits(heartbeats.workers);
+  return {
+    rateLimit,
+    globalConcurrency,
+    rateLimitTtlMs: Math.max(0, ttl),
+    workerLimits: fromWorkers,
+    rateLimitsInForce: rateLimitsInForce(rateLimit, fromWorkers),
+  };
 }
 
 /** null removes a limit; undefined leaves it as it is. */

@@ -45,6 +45,11 @@ export interface WorkerHeartbeatRecord {
    * worker saw it; undefined when unknown (older workers, a unix socket).
    */
   clientAddress?: string;
+  /**
+   * The Worker's own `limiter` option (at most `max` job starts per `duration` ms, applied by
+   * the worker's fetches); undefined for a worker without one, or one too old to say.
+   */
+  limiter?: { max: number; duration: number };
 }
 
 export interface WorkerHeartbeatList {
@@ -105,12 +110,23 @@ function toRecord(hash: Record<string, string>): WorkerHeartbeatRecord | undefin
   };
   if (hash.name) record.workerName = hash.name;
   if (hash.addr) record.clientAddress = hash.addr;
+  const limiter = limiterOf(hash.limiterMax, hash.limiterDuration);
+  if (limiter) record.limiter = limiter;
   return record;
 }
 
 function int(value: string | undefined): number {
   const number = Number(value);
   return Number.isFinite(number) ? number : 0;
+}
+
+/** A limiter is a pair of positive numbers; anything else (empty: no limiter) is none. */
+function limiterOf(
+  max: string | undefined,
+  duration: string | undefined,
+): { max: number; duration: number } | undefined {
+  const limit = { max: Number(max), duration: Number(duration) };
+  return limit.max > 0 && limit.duration > 0 ? limit : undefined;
 }
 
 function jobIds(value: string | undefined): string[] {

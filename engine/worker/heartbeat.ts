@@ -46,6 +46,11 @@ export interface HeartbeatConfig {
   /** The Worker's `name` option, if any. */
   workerName?: string;
   intervalMs: number;
+  /**
+   * The Worker's `limiter` option. It never reaches the queue's meta (the worker hands it to
+   * each fetch), so the record is the only place a console can learn it from.
+   */
+  limiter?: { max: number; duration: number };
 }
 
 export interface HeartbeatHandlers {
@@ -150,6 +155,8 @@ export class WorkerHeartbeat {
       startedAt: this.startedAt,
       lastHeartbeat: now,
       interval: this.config.intervalMs,
+      limiterMax: this.config.limiter?.max ?? '',
+      limiterDuration: this.config.limiter?.duration ?? '',
     };
     const { workerId } = this.config;
     const reply = await runScript(

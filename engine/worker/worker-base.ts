@@ -292,7 +292,7 @@ export abstract class WorkerBase<
     const heartbeat = new WorkerHeartbeat(
       this.connection.client,
       this.keys,
-      { workerId: this.id, workerName: this.opts.name, intervalMs },
+      { workerId: this.id, workerName: this.opts.name, intervalMs, limiter: this.opts.limiter },
       {
         snapshot: () => ({
           concurrency: this.concurrency,

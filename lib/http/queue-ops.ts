@@ -31,11 +31,32 @@ export const queueDiagnosisSchema = z.strictObject({
 });
 export type QueueDiagnosis = z.infer<typeof queueDiagnosisSchema>;
 
-/** GET and POST …/limits. */
+/** What the live OxMQ workers report of their own `limiter` and `concurrency` options. */
+export const workerLimitsSchema = z.strictObject({
+  reporting: z.number(),
+  limiters: z.array(rateLimitSchema.extend({ workers: z.number() })),
+  withoutLimiter: z.number(),
+  concurrency: z.number(),
+});
+export type WorkerLimits = z.infer<typeof workerLimitsSchema>;
+
+/** A rate limit fetches apply: `from` says which source each number comes from. */
+export const rateLimitInForceSchema = rateLimitSchema.extend({
+  from: z.enum(['queue', 'workers', 'both']),
+  workers: z.number(),
+});
+export type RateLimitInForce = z.infer<typeof rateLimitInForceSchema>;
+
+/**
+ * GET and POST …/limits. `rateLimit` and `globalConcurrency` are the queue-wide settings (what
+ * POST changes); the workers' own options come from their heartbeats.
+ */
 export const queueLimitsSchema = z.strictObject({
   rateLimit: rateLimitSchema.nullable(),
   globalConcurrency: z.number().nullable(),
   rateLimitTtlMs: z.number(),
+  workerLimits: workerLimitsSchema,
+  rateLimitsInForce: z.array(rateLimitInForceSchema),
 });
 export type QueueLimits = z.infer<typeof queueLimitsSchema>;
 

@@ -1,5 +1,6 @@
 /** Workers: every queue's connections merged with OxMQ heartbeats, and one queue's live workers. */
 import { z } from 'zod';
+import { rateLimitSchema } from './job-states';
 
 export const connectedWorkerSchema = z.strictObject({
   id: z.string(),
@@ -38,6 +39,8 @@ export const workerHeartbeatSchema = z.strictObject({
   lastHeartbeat: z.number(),
   heartbeatInterval: z.number(),
   clientAddress: z.string().optional(),
+  /** The Worker's own `limiter` option, when it has one. */
+  limiter: rateLimitSchema.optional(),
 });
 export type WorkerHeartbeatRecord = z.infer<typeof workerHeartbeatSchema>;
 

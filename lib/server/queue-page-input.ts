@@ -62,14 +62,28 @@ export function requireConfirmation(confirm: string, name: string): void {
   }
 }
 
-/** A rate limit as the limits panels send it: at most `max` starts per `duration` ms. */
+/**
+ * A rate limit as the limits panels send it: at most `max` starts per `duration` ms. Half of one
+ * means nothing to the engine, so a missing half is refused in words rather than dropped.
+ */
 export const rateLimitSchema = z
   .object({
-    max: z.number().int().min(1).max(1_000_000),
+    max: z
+      .number({ error: missingHalf('max (the most jobs started per window)') })
+      .int()
+      .min(1)
+      .max(1_000_000),
     duration: z
-      .number()
+      .number({ error: missingHalf('duration (the window, in ms)') })
       .int()
       .min(1)
       .max(24 * 60 * 60 * 1000),
   })
   .strict();
+
+function missingHalf(what: string) {
+  return (issue: { input: unknown }) =>
+    issue.input === undefined
+      ? `a rate limit needs both max and duration: give ${what} too, or send null to remove the limit`
+      : 'must be a number';
+}

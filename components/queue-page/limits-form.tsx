@@ -1,0 +1,94 @@
+'use client';
+/**
+ * The operators' form for the queue-wide limits (meta `max` + `duration`, `concurrency`). A rate
+ * limit is a pair: half of one is refused here in words, as the API refuses it, never dropped.
+ */
+import { useState, type FormEvent } from 'react';
+import type { QueueLimits } from '@/lib/api-types';
+import { useQueuePost } from './use-queue-page';
+
+interface LimitsBody {
+  rateLimit?: { max: number; duration: number } | null;
+  globalConcurrency?: number | null;
+}
+
+/** Why the filled fields cannot be sent as they are, or null when they can. */
+export function limitsFormProblem(
+  max: string,
+  duration: string,
+  concurrency: string,
+): string | null {
+  if ((max === '') !== (duration === '')) {
+    return 'A rate limit needs both "Max jobs" and "per (ms)": fill in the missing one, or clear both to keep the rate limit as it is.';
+  }
+  if (max === '' && concurrency === '') {
+    return 'Nothing to apply: fill in a rate limit ("Max jobs" and "per (ms)"), a concurrency, or both.';
+  }
+  return null;
+}
+
+export function LimitsForm({ prefix, name }: { prefix: string; name: string }) {
+  const save = useQueuePost<LimitsBody, QueueLimits>(prefix, name, 'limits');
+  const [max, setMax] = useState('');
+  const [duration, setDuration] = useState('');
+  const [concurrency, setConcurrency] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const refused = limitsFormProblem(max, duration, concurrency);
+    setProblem(refused);
+    if (refused) return;
+    const body: LimitsBody = {};
+    if (max !== '') body.rateLimit = { max: Number(max), duration: Number(duration) };
+    if (concurrency !== '') body.globalConcurrency = Number(concurrency);
+    save.mutate(body);
+  };
+  const clear = () => {
+    setProblem(null);
+    save.mutate({ rateLimit: null, globalConcurrency: null });
+  };
+  return (
+    <>
+      <form className="limits-form" onSubmit={submit} aria-label="Queue-wide limits">
+        <label>
+          Max jobs
+          <input type="number" min={1} value={max} onChange={(e) => setMax(e.target.value)} />
+        </label>
+        <label>
+          per (ms)
+          <input
+            type="number"
+            min={1}
+            value={duration}
+            onChange={(e) => setDuration(e.target.value)}
+          />
+        </label>
+        <label>
+          Global concurrency
+          <input
+            type="number"
+            min={1}
+            value={concurrency}
+            onChange={(e) => setConcurrency(e.target.value)}
+          />
+        </label>
+        <button type="submit" disabled={save.isPending}>
+          Apply limits
+        </button>
+        <button type="button" disabled={save.isPending} onClick={clear}>
+          Remove limits
+        </button>
+      </form>
+      <p className="muted">
+        This form changes the queue-wide settings only. A worker&apos;s own <code>limiter</code> and{' '}
+        <code>concurrency</code> are options in its code.
+      </p>
+      {(problem ?? save.error) && (
+        <p role="alert" className="notice error">
+          {problem ?? save.error?.message}
+        </p>
+      )}
+    </>
+  );
+}
