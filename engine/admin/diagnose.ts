@@ -7,6 +7,7 @@ import type { RedisClient } from '../connection';
 import type { GroupInfo } from '../backend/queue-operations';
 import type { Queue } from '../queue';
 import { queueHandle } from './queue-handle';
+import { rateLimitHoldMs } from './rate-limit-hold';
 
 /** Groups with ready jobs looked at; beyond this the diagnosis does not judge the groups. */
 const GROUPS_JUDGED = 20;
@@ -52,7 +53,7 @@ export async function diagnoseQueue(
     [
       queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'waiting-children'),
       queue.getMeta(),
-      queue.getRateLimitTtl(),
+      rateLimitHoldMs(client, queue),
       queue.getWorkersCount(),
       queue.getJobs(['delayed'], 0, 0, true),
       client.llen(queue.keys.wait),

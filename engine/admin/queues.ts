@@ -16,6 +16,7 @@ import { queueHandle } from './queue-handle';
 import { missingWorkers, recentStalls } from './problem-signals';
 import { FAILURE_SPIKE_MINUTES, queueProblems, type QueueProblem } from './queue-problems';
 import type { QueueRef } from './queue-ref';
+import { rateLimitHoldMs } from './rate-limit-hold';
 import { listWorkers } from './workers';
 
 export const QUEUE_SCAN_DEFAULTS = {
@@ -188,7 +189,7 @@ export async function getQueueOverview(
     await Promise.all([
       queue.getJobCounts(...QUEUE_COUNT_STATES),
       queue.getMeta(),
-      queue.getRateLimitTtl(),
+      rateLimitHoldMs(client, queue),
       opts.workers ?? queueWorkers(client, prefix, name),
       queue.getMetrics('completed', 0, minutes - 1),
       queue.getMetrics('failed', 0, failedMinutes - 1),
@@ -221,7 +222,6 @@ export async function getQueueOverview(
     counts: jobCounts,
     paused: meta.paused,
     rateLimit: max !== null && duration !== null ? { max, duration } : null,
-    // getRateLimitTtl answers the raw PTTL (-2: no key) when no max is known.
     rateLimited,
     rateLimitTtlMs,
     globalConcurrency: numberOrNull(meta.concurrency),
