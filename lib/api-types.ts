@@ -91,6 +91,7 @@ export type {
 export type {
   ConnectedWorker,
   JobCancelResponse,
+  JobCancelStateResponse,
   QueueHeartbeatsResponse,
   QueueWorkerRoster,
   QueueWorkers,

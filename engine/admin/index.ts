@@ -158,6 +158,12 @@ export type { ConsoleJobOptions, ConsoleNewJob } from './add-job';
 export { duplicateJob, JobActionStateError, runJobAction } from './job-actions';
 export type { JobAction } from './job-actions';
 export { getJobTimeline, JOB_TIMELINE_DEFAULTS, JOB_TIMELINE_LIMITS } from './job-timeline';
+export {
+  CANCEL_GRACE_MS,
+  getJobCancelState,
+  type JobCancelRequest,
+  type JobCancelState,
+} from './job-cancel-state';
 export type { JobTimeline, JobTimelineEntry, JobTimelineOptions } from './job-timeline';
 // ---- workers, metrics and live events ----
 export { listWorkers, workerClientBase, workersInClientList } from './workers';
