@@ -30,6 +30,24 @@ export class UnrecoverableError extends OxmqError {
   }
 }
 
+/**
+ * How an attempt ends when a cancel request through Redis (queue.cancelJob, the console) reached
+ * it and its processor then gave up (or its sandbox child was killed): the job fails for good
+ * with `Cancelled: <reason>`, whatever attempts remain. `cause` is what the processor threw.
+ */
+export class JobCancelledError extends OxmqError {
+  readonly code = 'JOB_CANCELLED';
+  constructor(
+    readonly reason: string,
+    readonly forced = false,
+    options?: { cause?: unknown },
+  ) {
+    const what = forced ? 'Cancelled (force stop)' : 'Cancelled';
+    super(reason === '' ? what : `${what}: ${reason}`);
+    if (options && 'cause' in options) this.cause = options.cause;
+  }
+}
+
 /** Where a DelayedError moves its job: `delay` ms from now, or `until` a timestamp (ms). */
 export interface DelayedErrorMove {
   delay?: number;

@@ -514,15 +514,23 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   }
 
   /**
-   * OxMQ: asks whichever OxMQ worker runs the job, in any process, to cancel it. The worker reads
-   * the request on its next heartbeat (so within its heartbeatInterval, default 5 s) and aborts
-   * the job's AbortSignal with `reason`, as its own worker.cancelJob would; the job's fate is its
-   * processor's. Resolves with `requested`, `not-active` (nothing to cancel) or `held-by-bullmq`
-   * (active, but no live OxMQ worker holds it: a bullmq worker has no way to be reached).
+   * OxMQ: cancels a running job, whichever OxMQ worker runs it, in any process. The worker is
+   * woken through Redis at once (not at its next heartbeat) and aborts the job's AbortSignal with
+   * `reason`. Unlike a local worker.cancelJob, the cancel ends the job: when the processor
+   * rejects, the job fails with `Cancelled: <reason>` and is not retried, whatever attempts
+   * remain; a processor that returns anyway completes its job (the timeline says the cancel was
+   * ignored). `force` kills the sandbox child running the job, for a sandboxed processor that
+   * ignores its signal; the attempt then fails as cancelled. Resolves with `requested`,
+   * `not-active` (nothing to cancel) or `held-by-bullmq` (active, but no live OxMQ worker holds
+   * it: a bullmq worker has no way to be reached).
    */
-  async cancelJob(jobId: string, reason = ''): Promise<CancelRequestOutcome> {
+  async cancelJob(
+    jobId: string,
+    reason = '',
+    opts: { force?: boolean } = {},
+  ): Promise<CancelRequestOutcome> {
     this.assertOpen();
-    return this.ops.requestJobCancel(jobId, String(reason));
+    return this.ops.requestJobCancel(jobId, String(reason), { force: opts.force === true });
   }
 
   /**

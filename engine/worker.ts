@@ -41,7 +41,11 @@ export class Worker<
     report.to = (error) => this.emitError(error);
     if (!source) return;
     // Registered last, so closing stops the children first.
-    if (source.sandbox) this.services.add(sandboxService(source.sandbox));
+    if (source.sandbox) {
+      const sandbox = source.sandbox;
+      this.services.add(sandboxService(sandbox));
+      this.forceStop = (jobId) => sandbox.forceStop(jobId);
+    }
     const strategy = new SingleJobStrategy(
       this.slotContext,
       this.outcomes,

@@ -93,6 +93,7 @@ export type {
 export type {
   ConnectedWorker,
   JobCancelResponse,
+  JobCancelStateResponse,
   QueueHeartbeatsResponse,
   QueueWorkerRoster,
   QueueWorkers,

@@ -10,7 +10,7 @@ import { useJobAction, type JobActionName, type JobRef } from './use-job';
 /** What a cancel request reached, in words (the API's outcome). */
 const CANCEL_OUTCOME: Record<JobCancelResponse['outcome'], string> = {
   requested:
-    'Cancellation sent: the worker running this job acts on it at its next heartbeat (a few seconds).',
+    'Cancellation sent: the worker running this job is told now; once its processor stops, the job fails as cancelled, without a retry.',
   'not-active': 'The job is not running any more; nothing to cancel.',
   'held-by-bullmq':
     'Cannot cancel: the job is held by a bullmq worker (or one without heartbeats), which cannot be reached from here.',

@@ -4,6 +4,7 @@ import Link from 'next/link';
 import type { JobDetailResponse, JobLinkRef } from '@/lib/api-types';
 import { ExternalLink } from '../layout/external-link';
 import { JobActions } from './job-actions';
+import { JobCancelStatus } from './job-cancel-status';
 import { JobLogs } from './job-logs';
 import { JobTimeline } from './job-timeline';
 import { JsonTree } from './json-tree';
@@ -86,6 +87,7 @@ export function JobView({ job }: { job: JobRef }) {
         </span>
         <ProgressBar progress={data.progress} />
       </div>
+      <JobCancelStatus job={job} detail={data} />
       <div className="job-grid">
         <section className="card" aria-labelledby="job-facts">
           <h2 id="job-facts">Job</h2>

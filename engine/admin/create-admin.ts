@@ -42,6 +42,7 @@ import { toExportRecord, redactExportRecord } from './job-export';
 import { SHARED_CPU_TURNS } from './cpu-turns';
 import { scanJobs, type JobScanOptions, type JobScanStep } from './job-scan';
 import { searchJobs, type JobSearchOptions } from './job-search';
+import { getJobCancelState } from './job-cancel-state';
 import { getJobTimeline, type JobTimelineOptions } from './job-timeline';
 import { jobKeyKind } from './job-id';
 import { findJob, listJobs, toJobRow } from './jobs';
@@ -294,6 +295,9 @@ export function createAdmin(client: RedisClient, options: AdminOptions) {
       quiet: bind(quietWorker),
       resume: bind(resumeWorker),
       cancelJob: bind(cancelActiveJob),
+      /** A running job's cancel request and whether a force stop can work (the job page). */
+      cancelState: (prefix: string, name: string, id: string) =>
+        getJobCancelState(client, prefix, name, id, rules()),
     },
     schedulers: {
       list: bind(listSchedulers),

@@ -168,6 +168,12 @@ export type { JobAction } from './job-actions';
 export { JOB_ACTION_STATES, jobActionOffered, jobActionRefusal } from './job-action-states';
 export type { JobActionKind, JobActionState } from './job-action-states';
 export { getJobTimeline, JOB_TIMELINE_DEFAULTS, JOB_TIMELINE_LIMITS } from './job-timeline';
+export {
+  CANCEL_GRACE_MS,
+  getJobCancelState,
+  type JobCancelRequest,
+  type JobCancelState,
+} from './job-cancel-state';
 export type { JobTimeline, JobTimelineEntry, JobTimelineOptions } from './job-timeline';
 // ---- workers, metrics and live events ----
 export { listWorkers, workerClientBase, workersInClientList } from './workers';

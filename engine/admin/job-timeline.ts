@@ -36,6 +36,10 @@ const LIFECYCLE_EVENTS = new Set([
   'stalled',
   'removed',
   'duplicated',
+  // OxMQ's: a cancel through Redis (queue.cancelJob, the console) and how it ended.
+  'cancel-requested',
+  'cancelled',
+  'cancel-ignored',
 ]);
 
 export interface JobTimelineEntry {
@@ -48,7 +52,11 @@ export interface JobTimelineEntry {
   prev?: string;
   /** Which run this step belongs to: 1 from the first `active` on, 0 before any. */
   attempt: number;
-  /** `failed`: the failure reason; `delayed`: the due time (ms); `retries-exhausted`: attempts. */
+  /**
+   * `failed`: the failure reason; `delayed`: the due time (ms); `retries-exhausted`: attempts;
+   * `cancel-requested`: the reason (`force stop: …` for a force stop); `cancelled` /
+   * `cancel-ignored`: the outcome (`stopped`, `force-stopped`, `completed-anyway`).
+   */
   detail?: string;
   source: 'stream' | 'hash';
 }
@@ -98,6 +106,11 @@ function detailOf(event: string, fields: Map<string, string>): string | undefine
   if (event === 'failed') return fields.get('failedReason');
   if (event === 'delayed') return fields.get('delay');
   if (event === 'retries-exhausted') return fields.get('attemptsMade');
+  if (event === 'cancel-requested') {
+    const reason = fields.get('reason') ?? '';
+    return fields.get('force') === '1' ? `force stop${reason ? `: ${reason}` : ''}` : reason;
+  }
+  if (event === 'cancelled' || event === 'cancel-ignored') return fields.get('outcome');
   return undefined;
 }
 

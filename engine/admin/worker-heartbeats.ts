@@ -168,6 +168,7 @@ export function cancelActiveJob(
   queue: string,
   jobId: string,
   reason = '',
+  opts: { force?: boolean } = {},
 ): Promise<CancelRequestOutcome> {
-  return requestJobCancel(client, new QueueKeys(prefix, queue), jobId, reason);
+  return requestJobCancel(client, new QueueKeys(prefix, queue), jobId, reason, opts);
 }

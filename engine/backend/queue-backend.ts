@@ -181,8 +181,17 @@ export interface QueueBackend {
   extendLocks(jobIds: string[], tokens: string[], duration: number): Promise<string[]>;
   /** The two-phase stalled check; returns the ids recovered. Throttled by stalledInterval. */
   recoverStalledJobs(maxStalledCount: number, stalledInterval: number): Promise<string[]>;
-  /** Waits up to timeoutSeconds for a wake-up marker; returns its score (0: ready, >0: due ts). */
-  waitForMarker(timeoutSeconds: number): Promise<number | undefined>;
+  /**
+   * Waits up to timeoutSeconds for a wake-up marker; returns its score (0: ready, >0: due ts).
+   * With `wakeKey` (the worker's own, engine/worker/heartbeat-keys.ts) it waits on both and
+   * answers `{ wake: member }` when that one was written.
+   */
+  waitForMarker(
+    timeoutSeconds: number,
+    wakeKey?: string,
+  ): Promise<number | { wake: string } | undefined>;
+  /** Waits up to timeoutSeconds on the worker's wake key alone; the member popped, if any. */
+  waitForWake(timeoutSeconds: number, wakeKey: string): Promise<string | undefined>;
 
   // job
   updateProgress(jobId: string, progressJson: string): Promise<void>;

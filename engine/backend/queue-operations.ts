@@ -83,7 +83,8 @@ export interface DependencyListing {
 
 /**
  * What a cancel request became:
- * - `requested`: a live OxMQ worker holds the job and aborts its signal on its next heartbeat;
+ * - `requested`: a live OxMQ worker holds the job; it is woken at once and ends the attempt as
+ *   cancelled (see Queue.cancelJob);
  * - `not-active`: the job is not active (missing, waiting, finished ...): nothing to cancel;
  * - `held-by-bullmq`: the job is active but no live OxMQ worker holds it (a bullmq worker, which
  *   has no cancel channel through Redis; manual processing; a worker with heartbeats off).
@@ -175,7 +176,11 @@ export interface QueueOperations {
   /** Deletes job keys no state holds, `count` keys scanned per step, at most `limit` (0: all). */
   removeOrphanedJobs(count: number, limit: number): Promise<number>;
   /** Asks the OxMQ worker holding an active job to cancel it (see Queue.cancelJob). */
-  requestJobCancel(jobId: string, reason: string): Promise<CancelRequestOutcome>;
+  requestJobCancel(
+    jobId: string,
+    reason: string,
+    opts?: { force?: boolean },
+  ): Promise<CancelRequestOutcome>;
 
   // ---- a job's children (flows), implemented in redis/dependencies.ts ----
   /** `<job>:processed`: child key → return value JSON. */

@@ -11,6 +11,7 @@ import type { Job } from '../job';
 import { SandboxAbortedError, SandboxLoadError, type SandboxCrashError } from './errors';
 import type { SandboxJobFields, SandboxJobMethod } from './protocol';
 import { sandboxRuntime } from './runtime';
+import type { SandboxChild } from './sandbox-child';
 import { SandboxPool } from './sandbox-pool';
 import type { ChildStartOptions } from './transport';
 
@@ -139,6 +140,8 @@ export class SandboxedProcessor {
   private readonly pool: SandboxPool;
   /** A module that does not load fails every job; the worker's 'error' hears of it once. */
   private loadErrorReported = false;
+  /** The child running each job, by job id, for forceStop. */
+  private readonly childOfJob = new Map<string, SandboxChild>();
 
   constructor(private readonly options: SandboxedProcessorOptions) {
     // Fails at construction (ValidationError) when the child entry cannot be found, or tsx when
@@ -196,6 +199,7 @@ export class SandboxedProcessor {
         throw new SandboxAbortedError();
       }
       const running = child;
+      this.childOfJob.set(job.id, running);
       const forwardCancel = () => running.cancel(reasonText(cancelSignal?.reason));
       const outcome = await (async () => {
         const run = running.run(jobFields(job), token ?? '', (method, args) =>
@@ -207,6 +211,7 @@ export class SandboxedProcessor {
           return await run;
         } finally {
           cancelSignal?.removeEventListener('abort', forwardCancel);
+          if (this.childOfJob.get(job.id) === running) this.childOfJob.delete(job.id);
         }
       })();
       if (aborted) throw new SandboxAbortedError();
@@ -217,6 +222,19 @@ export class SandboxedProcessor {
     } finally {
       signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /**
+   * Kills the child running `jobId` (a cancel with force, for a processor that ignores its
+   * signal): its run ends as a crash, which the worker records as the cancelled attempt. False
+   * when no child runs that job.
+   */
+  forceStop(jobId: string): boolean {
+    const child = this.childOfJob.get(jobId);
+    if (!child) return false;
+    this.childOfJob.delete(jobId);
+    void child.kill();
+    return true;
   }
 
   /** The children of this processor, bullmq's pool view: busy ones and idle ones. */

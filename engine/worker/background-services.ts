@@ -54,7 +54,7 @@ export function markerWaiterService(waiter: MarkerWaiter): WorkerService {
   return {
     name: SERVICE.markerWaiter,
     start: () => undefined,
-    stop: async () => waiter.interrupt(),
+    stop: async () => waiter.close(),
   };
 }
 

@@ -7,6 +7,7 @@ import type { BatchFetchRequest, BatchFetchResult } from '../backend/queue-backe
 import { Job, processingSignals } from '../job';
 import { keepRule } from '../keep-jobs';
 import type { JobSpan } from '../telemetry/job-tracer';
+import type { CancelRequest } from './heartbeat-keys';
 import type { Flight } from './in-flight';
 import type { JobOutcomes } from './job-outcomes';
 import type { BatchProcessor } from './processor';
@@ -103,9 +104,18 @@ export class BatchStrategy<
           );
         }
       } catch (error) {
-        const owned = jobs.filter((_, index) => !outcomes.isGivenUp(flights[index]!, error));
+        const owned = jobs.flatMap((job, index) => {
+          const flight = flights[index]!;
+          return outcomes.isGivenUp(flight, error) ? [] : [{ job, cancel: flight.cancel }];
+        });
         for (const flight of flights) if (flight.phase === 'running') flight.phase = 'finishing';
-        await Promise.all(owned.map((job) => outcomes.handleProcessorError(job, token, error)));
+        await Promise.all(
+          owned.map(({ job, cancel }) =>
+            cancel
+              ? outcomes.failCancelled(job, token, cancel, error)
+              : outcomes.handleProcessorError(job, token, error),
+          ),
+        );
         return undefined;
       }
       return await this.finish(jobs, flights, results, token);
@@ -127,20 +137,28 @@ export class BatchStrategy<
       job: Job<DataType, ReturnType, NameType>;
       result: ReturnType;
       value: string;
+      cancel?: CancelRequest;
     }[] = [];
     const failing: { job: Job<DataType, ReturnType, NameType>; error: Error }[] = [];
+    const cancelled: {
+      job: Job<DataType, ReturnType, NameType>;
+      error: Error;
+      cancel: CancelRequest;
+    }[] = [];
     for (const [index, job] of jobs.entries()) {
       const flight = flights[index]!;
       if (outcomes.isGivenUp(flight)) continue;
       flight.phase = 'finishing';
       const result = results[index]!;
       if (result instanceof Error) {
-        failing.push({ job, error: result });
+        // A job a cancel request reached fails as cancelled.
+        if (flight.cancel) cancelled.push({ job, error: result, cancel: flight.cancel });
+        else failing.push({ job, error: result });
         continue;
       }
       const serialised = outcomes.serialise(result);
       if ('error' in serialised) failing.push({ job, error: serialised.error });
-      else completing.push({ job, result, value: serialised.value });
+      else completing.push({ job, result, value: serialised.value, cancel: flight.cancel });
     }
 
     const nextToken = ctx.nextToken();
@@ -164,17 +182,23 @@ export class BatchStrategy<
         ctx.emitError(error);
         return undefined;
       }
-      for (const [index, { job, result }] of completing.entries()) {
+      for (const [index, { job, result, cancel }] of completing.entries()) {
         const error = errors[index];
         if (!error) {
           outcomes.completed(job, result);
+          if (cancel) await outcomes.cancelIgnored(job);
           continue;
         }
         const failure = outcomes.failureOfRefusal(error);
         if (failure) failing.push({ job, error: failure });
       }
     }
-    await Promise.all(failing.map(({ job, error }) => outcomes.failJob(job, token, error)));
+    await Promise.all([
+      ...failing.map(({ job, error }) => outcomes.failJob(job, token, error)),
+      ...cancelled.map(({ job, error, cancel }) =>
+        outcomes.failCancelled(job, token, cancel, error),
+      ),
+    ]);
     return next ? this.acceptNext(next, nextToken) : undefined;
   }
 

@@ -15,7 +15,8 @@ export interface FailurePlan {
 
 /**
  * bullmq's retry rule: retry while attempts remain, unless the error is an UnrecoverableError
- * (by name, so one from another copy of the library counts) or the processor discarded the job.
+ * (by name, so one from another copy of the library counts) or the processor discarded the job;
+ * OxMQ adds a cancel through Redis (JobCancelledError).
  * The delay comes from the job's backoff; a strategy that throws fails the job with its message.
  */
 export async function planFailure(
@@ -30,7 +31,9 @@ export async function planFailure(
   };
   const attemptsMade = job.attemptsMade + 1;
   let delay = -1;
-  const unrecoverable = error.name === 'UnrecoverableError' || job.isDiscarded();
+  // A cancelled attempt (JobCancelledError) ends the job: the cancel means stop, not retry.
+  const unrecoverable =
+    error.name === 'UnrecoverableError' || error.name === 'JobCancelledError' || job.isDiscarded();
   if (!unrecoverable && attemptsMade < (job.opts.attempts ?? 0)) {
     try {
       delay = await computeBackoffDelay(

@@ -2,7 +2,9 @@
  * A worker's heartbeat: every `intervalMs` one script call refreshes the worker's record (who and
  * where it is, what it runs, its counters) with a TTL of three intervals, and brings back what
  * was asked of it meanwhile through Redis: a quiet / resume command and cancel requests for its
- * jobs. A worker that dies stops beating and its record expires; close() deletes it.
+ * jobs. A cancel request also wakes the worker (its wake key, marker-waiter.ts), which then beats
+ * at once (beatNow); the periodic beat is the fallback when a wake went astray. A worker that
+ * dies stops beating and its record expires; close() deletes it.
  */
 import { hostname } from 'node:os';
 import type { RedisClient } from '../connection';
@@ -11,9 +13,12 @@ import type { QueueKeys } from '../keys';
 import { scriptKeys } from '../scripts/script-keys';
 import { OXMQ_VERSION } from '../version';
 import {
+  parseCancelRequest,
   workerCancelKey,
   workerRecordKey,
   workersIndexKey,
+  workerWakeKey,
+  type CancelRequest,
   type WorkerCommand,
 } from './heartbeat-keys';
 
@@ -39,6 +44,8 @@ export interface HeartbeatSnapshot {
   paused: boolean;
   /** Where Redis sees the worker's named (blocking) connection come from, when known. */
   clientAddress?: string;
+  /** The processor runs in sandbox children: a force stop can kill a job's (the console asks). */
+  canForceStop?: boolean;
 }
 
 export interface HeartbeatConfig {
@@ -56,7 +63,7 @@ export interface HeartbeatConfig {
 export interface HeartbeatHandlers {
   snapshot(): HeartbeatSnapshot;
   /** A cancel request for one of the worker's jobs (it may have finished meanwhile). */
-  cancel(jobId: string, reason: string): void;
+  cancel(jobId: string, request: CancelRequest): void;
   /** A command that changes the quiet state; the heartbeat beats again once it is applied. */
   setQuiet(quiet: boolean): void;
   onError(error: unknown): void;
@@ -73,6 +80,10 @@ export class WorkerHeartbeat {
   private running = false;
   /** The beat under way, so close() deletes the record after it rather than before. */
   private pending?: Promise<unknown>;
+  /** A beat is under way (the timer is not armed meanwhile). */
+  private beating = false;
+  /** beatNow() was called during a beat: beat again as soon as it ends. */
+  private beatAgain = false;
   private readonly startedAt = Date.now();
   completed = 0;
   failed = 0;
@@ -102,14 +113,35 @@ export class WorkerHeartbeat {
     this.timer = undefined;
   }
 
+  /**
+   * Beats as soon as possible rather than at the next interval: the worker was woken because
+   * something waits for it in Redis (a cancel request). A call during a beat beats once more
+   * after it, since the request may have landed after that beat read the requests.
+   */
+  beatNow(): void {
+    if (!this.running) return;
+    if (this.beating) {
+      this.beatAgain = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.tick(0);
+  }
+
   private tick(delay: number): void {
     if (!this.running) return;
     this.timer = setTimeout(() => {
+      this.beating = true;
       this.pending = this.runOnce()
         .catch((error: unknown) => {
           if (this.running) this.handlers.onError(error);
         })
-        .finally(() => this.tick(this.config.intervalMs));
+        .finally(() => {
+          this.beating = false;
+          const again = this.beatAgain;
+          this.beatAgain = false;
+          this.tick(again ? 0 : this.config.intervalMs);
+        });
     }, delay);
     this.timer.unref();
   }
@@ -122,7 +154,7 @@ export class WorkerHeartbeat {
     const cancelRequests: string[] = [];
     for (let i = 0; i + 1 < pairs.length; i += 2) {
       cancelRequests.push(pairs[i]!);
-      this.handlers.cancel(pairs[i]!, pairs[i + 1]!);
+      this.handlers.cancel(pairs[i]!, parseCancelRequest(pairs[i + 1]!));
     }
     const quiet = command === 'quiet';
     if (command && quiet !== this.handlers.snapshot().quiet) {
@@ -152,6 +184,7 @@ export class WorkerHeartbeat {
       quiet: snapshot.quiet ? 1 : 0,
       paused: snapshot.paused ? 1 : 0,
       addr: snapshot.clientAddress ?? '',
+      forceStop: snapshot.canForceStop ? 1 : 0,
       startedAt: this.startedAt,
       lastHeartbeat: now,
       interval: this.config.intervalMs,
@@ -180,7 +213,7 @@ export class WorkerHeartbeat {
     return Array.isArray(reply) ? reply : [];
   }
 
-  /** Stops beating and deletes the record, its pending requests and its index entry. */
+  /** Stops beating and deletes the record, its pending requests, wake key and index entry. */
   async close(): Promise<void> {
     this.stop();
     await this.pending;
@@ -194,7 +227,11 @@ export class WorkerHeartbeat {
     // record takes the worker as gone, as after the record's TTL.
     await this.client
       .pipeline()
-      .del(workerRecordKey(this.keys, workerId), workerCancelKey(this.keys, workerId))
+      .del(
+        workerRecordKey(this.keys, workerId),
+        workerCancelKey(this.keys, workerId),
+        workerWakeKey(this.keys, workerId),
+      )
       .zrem(workersIndexKey(this.keys), workerId)
       .exec();
   }

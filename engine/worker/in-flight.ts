@@ -6,6 +6,8 @@
  * Kept small on purpose: a worker with concurrency 10,000 holds one Flight per running job, so a
  * flight is a plain object and its "done" promise is only made when closeGracefully asks.
  */
+import type { CancelRequest } from './heartbeat-keys';
+
 export type FlightPhase =
   /** The processor runs. */
   | 'running'
@@ -31,6 +33,11 @@ export class Flight {
    * worker.cancelJob aborts it.
    */
   declare controller?: AbortController;
+  /**
+   * Set when a cancel request through Redis reached the job (queue.cancelJob, the console):
+   * however its processor gives up, the attempt ends as cancelled, not retried.
+   */
+  declare cancel?: CancelRequest;
 
   constructor(
     readonly jobId: string,
@@ -89,6 +96,23 @@ export class InFlightJobs {
     return true;
   }
 
+  /**
+   * A cancel request through Redis for a running job: marks its flight (the attempt then ends as
+   * cancelled) and aborts its signal with the reason, as cancelJob would. A second request keeps
+   * the first's reason and may add `force`. Undefined when the job does not run here, or is
+   * already being finished.
+   */
+  requestCancel(jobId: string, request: CancelRequest): Flight | undefined {
+    const flight = this.flights.get(jobId);
+    if (!flight || flight.phase !== 'running') return undefined;
+    flight.cancel = {
+      reason: flight.cancel?.reason ?? request.reason,
+      force: flight.cancel?.force === true || request.force,
+    };
+    flight.controller?.abort(signalReason(flight.cancel.reason));
+    return flight;
+  }
+
   /** Aborts the signal of every running job that has one. */
   cancelAll(reason?: unknown): void {
     for (const flight of this.flights.values()) flight.controller?.abort(reason);
@@ -111,4 +135,9 @@ export class InFlightJobs {
   get size(): number {
     return this.flights.size;
   }
+}
+
+/** The reason a job's signal aborts with: the cancel's, or the default AbortError for none. */
+export function signalReason(reason: string): string | undefined {
+  return reason === '' ? undefined : reason;
 }

@@ -4,12 +4,19 @@
  * (retried or failed for good) and completions. A Redis refusal of a finishing call is reported
  * as an error event: the job stays where the stalled logic put it.
  */
-import { FailedChildrenError, PendingDependenciesError, UnrecoverableError } from '../errors';
+import { recordCancelOutcome, type CancelOutcome } from '../backend/redis/worker-requests';
+import {
+  FailedChildrenError,
+  JobCancelledError,
+  PendingDependenciesError,
+  UnrecoverableError,
+} from '../errors';
 import { movedByProcessor, type Job } from '../job';
 import { keepRule } from '../keep-jobs';
 import { SandboxAbortedError } from '../sandbox/errors';
 import { ATTR, SPAN_EVENT } from '../telemetry/semconv';
 import { planFailure } from './failure-plan';
+import type { CancelRequest } from './heartbeat-keys';
 import type { Flight } from './in-flight';
 import { classifyThrown, unmovedSignalError } from './processor-signals';
 import type { SlotContext } from './slot-context';
@@ -136,6 +143,48 @@ export class JobOutcomes<DataType, ReturnType, NameType extends string> {
   }
 
   /**
+   * The processor of a job a cancel request reached settled with an error (its own, or the crash
+   * of the sandbox child a force stop killed): the attempt fails as cancelled, for good, whatever
+   * attempts remain, and the timeline says how. Only a processor that moved its job itself
+   * before throwing keeps that move (the job is no longer this worker's to fail).
+   */
+  async failCancelled(
+    job: Job<DataType, ReturnType, NameType>,
+    token: string,
+    cancel: CancelRequest,
+    thrown: unknown,
+  ): Promise<void> {
+    const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+    const signal = classifyThrown(error);
+    if (signal.kind === 'self-moved' && (await this.wasMovedByProcessor(job, token))) {
+      this.ctx.attempts.of(job)?.moved(...signal.outcome);
+      return;
+    }
+    const failure = new JobCancelledError(cancel.reason, cancel.force, { cause: error });
+    // The trace shows where the processor stopped, not where the worker built this error.
+    if (error.stack) failure.stack = error.stack;
+    if (await this.failJob(job, token, failure)) {
+      await this.noteCancelOutcome(job, cancel.force ? 'force-stopped' : 'stopped');
+    }
+  }
+
+  /** A job completed although a cancel request reached it: its timeline says so. */
+  cancelIgnored(job: Job<DataType, ReturnType, NameType>): Promise<void> {
+    return this.noteCancelOutcome(job, 'completed-anyway');
+  }
+
+  private async noteCancelOutcome(
+    job: Job<DataType, ReturnType, NameType>,
+    outcome: CancelOutcome,
+  ): Promise<void> {
+    try {
+      await recordCancelOutcome(this.ctx.client, this.ctx.keys, job.id, outcome);
+    } catch (error) {
+      this.ctx.emitError(error);
+    }
+  }
+
+  /**
    * Whether the job left active before its processor threw a "moved" signal: known at once when
    * the move went through this Job, else (a sandboxed processor's move) read from the lock, which
    * every move releases. A job whose lock is still ours was not moved.
@@ -149,12 +198,15 @@ export class JobOutcomes<DataType, ReturnType, NameType extends string> {
     return lock !== token;
   }
 
-  /** A failed attempt: retry (now or after backoff) while attempts remain, else fail for good. */
+  /**
+   * A failed attempt: retry (now or after backoff) while attempts remain, else fail for good.
+   * False when Redis refused to record it (reported as an error event).
+   */
   async failJob(
     job: Job<DataType, ReturnType, NameType>,
     token: string,
     error: Error,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const { backend, opts, attempts } = this.ctx;
     const { delay, fields, stacktrace, attemptsMade } = await planFailure(
       job,
@@ -180,7 +232,7 @@ export class JobOutcomes<DataType, ReturnType, NameType extends string> {
           );
     if (outcome === null) {
       attempts.of(job)?.unrecorded(error);
-      return;
+      return false;
     }
     attempts.of(job)?.failed(error, delay, attemptsMade);
     job.attemptsMade = attemptsMade;
@@ -190,5 +242,6 @@ export class JobOutcomes<DataType, ReturnType, NameType extends string> {
     // The retry's backoff, as the hash now holds it.
     if (delay > 0) job.delay = delay;
     this.ctx.emit('failed', job, error, 'active');
+    return true;
   }
 }

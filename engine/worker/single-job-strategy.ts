@@ -8,7 +8,7 @@ import { DEFAULTS } from '../defaults';
 import { Job } from '../job';
 import { keepRule } from '../keep-jobs';
 import type { CompletionResult } from './completion-batcher';
-import type { Flight, FlightSignals } from './in-flight';
+import { signalReason, type Flight, type FlightSignals } from './in-flight';
 import type { JobOutcomes } from './job-outcomes';
 import type { Processor } from './processor';
 import type { SlotContext } from './slot-context';
@@ -193,7 +193,7 @@ export class SingleJobStrategy<DataType, ReturnType, NameType extends string>
     try {
       if (this.outcomes.isGivenUp(flight)) return undefined;
       flight.phase = 'finishing';
-      return await this.complete(job, job.token!, result);
+      return await this.complete(job, job.token!, result, flight);
     } finally {
       this.release(job, flight);
     }
@@ -207,7 +207,8 @@ export class SingleJobStrategy<DataType, ReturnType, NameType extends string>
     try {
       if (this.outcomes.isGivenUp(flight, error)) return undefined;
       flight.phase = 'finishing';
-      await this.outcomes.handleProcessorError(job, job.token!, error);
+      if (flight.cancel) await this.outcomes.failCancelled(job, job.token!, flight.cancel, error);
+      else await this.outcomes.handleProcessorError(job, job.token!, error);
       return undefined;
     } finally {
       this.release(job, flight);
@@ -245,6 +246,8 @@ export class SingleJobStrategy<DataType, ReturnType, NameType extends string>
     if (flight.controller) return flight.controller.signal;
     if (this.processorTakesSignal || this.ctx.abortSignal.aborted) return this.ctx.abortSignal;
     flight.controller = new AbortController();
+    // A cancel request that came before the processor first looked.
+    if (flight.cancel) flight.controller.abort(signalReason(flight.cancel.reason));
     return flight.controller.signal;
   }
 
@@ -252,6 +255,7 @@ export class SingleJobStrategy<DataType, ReturnType, NameType extends string>
     job: Job<DataType, ReturnType, NameType>,
     token: string,
     result: ReturnType,
+    flight: Flight,
   ): Promise<FetchedJob | undefined> {
     const { ctx, outcomes } = this;
     const serialised = outcomes.serialise(result);
@@ -282,6 +286,7 @@ export class SingleJobStrategy<DataType, ReturnType, NameType extends string>
       if (failure) await outcomes.failJob(job, token, failure);
     } else {
       outcomes.completed(job, result);
+      if (flight.cancel) await outcomes.cancelIgnored(job);
     }
     // A next job fetched along with a refused completion is still this worker's to run.
     return this.acceptNext(next, next?.token ?? nextToken);

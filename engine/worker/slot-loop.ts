@@ -101,8 +101,12 @@ export class SlotLoop<Work extends object> {
     return this.slotsEmpty.promise;
   }
 
-  /** Sleeps until woken or `ms` passes. */
+  /**
+   * Sleeps until woken or `ms` passes. With jobs running, the blocking connection (which nothing
+   * else uses meanwhile) waits on the worker's wake key, so a cancel request reaches them now.
+   */
   private sleepUntilWoken(ms?: number): Promise<void> {
+    if (this.slotCount > 0) this.markerWaiter.watchWhileBusy();
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       const done = () => {

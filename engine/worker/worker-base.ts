@@ -39,6 +39,7 @@ import { clientAddress } from './client-address';
 import { CompletionBatcher } from './completion-batcher';
 import { GracefulClose, type GracefulCloseReport } from './graceful-close';
 import { HEARTBEAT_MAX_LISTED_JOBS, WorkerHeartbeat } from './heartbeat';
+import { workerWakeKey, type CancelRequest } from './heartbeat-keys';
 import { InFlightJobs } from './in-flight';
 import { JobOutcomes } from './job-outcomes';
 import { MarkerWaiter } from './marker-waiter';
@@ -301,12 +302,19 @@ export abstract class WorkerBase<
           quiet: this.quiet,
           paused: this.paused,
           clientAddress: clientAddress(this.blockingConnection.client),
+          canForceStop: this.forceStop !== undefined,
         }),
-        cancel: (jobId, reason) => this.cancelJob(jobId, reason === '' ? undefined : reason),
+        cancel: (jobId, request) => this.cancelFromRedis(jobId, request),
         setQuiet: (quiet) => this.setQuiet(quiet),
         onError: (error) => this.emitError(error),
       },
     );
+    // Cancel requests wake the worker through its wake key; it then beats at once to take them.
+    this.markerWaiter.useWake({
+      key: workerWakeKey(this.keys, this.id),
+      onWake: () => heartbeat.beatNow(),
+      hasJobs: () => this.inFlight.size > 0,
+    });
     this.on('completed', () => (heartbeat.completed += 1));
     this.on('failed', () => (heartbeat.failed += 1));
     this.on('lockRenewalFailed', (ids: string[]) => (heartbeat.lockRenewalFailures += ids.length));
@@ -564,7 +572,23 @@ export abstract class WorkerBase<
     return this.backend.extendLocks(jobIds, tokens, duration);
   }
 
-  // ---- cancellation (local to this worker) ----
+  // ---- cancellation ----
+
+  /**
+   * Kills what runs one job (a sandboxed processor's child); set by a Worker whose processor is
+   * sandboxed. True when something was killed.
+   */
+  protected forceStop?: (jobId: string) => boolean;
+
+  /**
+   * A cancel request through Redis (queue.cancelJob, the console), taken from the heartbeat:
+   * unlike cancelJob, it ends the attempt as cancelled (job-outcomes.ts failCancelled) however the
+   * processor gives up; `force` also kills the job's sandbox child.
+   */
+  private cancelFromRedis(jobId: string, request: CancelRequest): void {
+    const flight = this.inFlight.requestCancel(jobId, request);
+    if (flight && request.force) this.forceStop?.(jobId);
+  }
 
   /**
    * Aborts the AbortSignal of a job this worker is running (the processor's third argument), with

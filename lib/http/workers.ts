@@ -93,3 +93,23 @@ export const jobCancelResponseSchema = z.strictObject({
   outcome: z.enum(['requested', 'not-active', 'held-by-bullmq']),
 });
 export type JobCancelResponse = z.infer<typeof jobCancelResponseSchema>;
+
+/**
+ * GET …/jobs/:id/cancel: the cancel request made for the attempt now running (null when none),
+ * how long ago it was made, and whether a force stop can work (the holding worker's processor is
+ * sandboxed). After `graceMs` without the job stopping, the job page says the processor ignores
+ * the cancel.
+ */
+export const jobCancelStateResponseSchema = z.strictObject({
+  request: z
+    .strictObject({
+      reason: z.string(),
+      /** ms since the request, by the console server's clock. */
+      ageMs: z.number(),
+      forced: z.boolean(),
+    })
+    .nullable(),
+  canForce: z.boolean(),
+  graceMs: z.number(),
+});
+export type JobCancelStateResponse = z.infer<typeof jobCancelStateResponseSchema>;

@@ -320,7 +320,8 @@ const ROUTES: Record<string, string> = {
   'queues/[prefix]/[name]/jobs/[id]/promote/route.ts': 'ok',
   'queues/[prefix]/[name]/jobs/[id]/remove/route.ts': 'ok',
   'queues/[prefix]/[name]/jobs/[id]/retry/route.ts': 'ok',
-  'queues/[prefix]/[name]/jobs/[id]/cancel/route.ts': 'an outcome word',
+  'queues/[prefix]/[name]/jobs/[id]/cancel/route.ts':
+    'an outcome word; GET: the cancel request, its reason redacted like a failure reason',
   'queues/[prefix]/[name]/groups/route.ts': 'group ids, counts and limits',
   'queues/[prefix]/[name]/groups/[groupId]/pause/route.ts': 'ok',
   'queues/[prefix]/[name]/groups/[groupId]/resume/route.ts': 'ok',

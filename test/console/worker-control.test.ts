@@ -8,6 +8,7 @@ import { Queue, Worker } from 'oxmq';
 import type {
   ApiError,
   JobCancelResponse,
+  JobCancelStateResponse,
   QueueHeartbeatsResponse,
   WorkerCommandResponse,
 } from '../../lib/api-types';
@@ -94,7 +95,57 @@ describe('cancelling a job from the console', () => {
     expect(response.status).toBe(200);
     expect((await response.json()) as JobCancelResponse).toEqual({ outcome: 'requested' });
     await waitFor(async () => (await queue.getJobState(job.id)) === 'failed');
-    expect((await queue.getJob(job.id))?.failedReason).toBe('cancelled: stop it');
+    expect((await queue.getJob(job.id))?.failedReason).toBe('Cancelled: stop it');
+  });
+
+  it('shows a viewer where a request stands; refuses a force stop of an in-process processor', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // A processor of its own that ignores its signal, on a queue of its own.
+    const ignoringName = uniqueQueueName('worker-control-ignoring');
+    const ignoringBase = `/api/queues/bull/${ignoringName}`;
+    const ignoringQueue = new Queue(ignoringName, { connection: redisOptions() });
+    const running = new Set<string>();
+    const ignoring = new Worker(
+      ignoringName,
+      async (job) => {
+        running.add(job.id);
+        await released;
+      },
+      { connection: redisOptions(), heartbeatInterval: 100 },
+    );
+    try {
+      const job = await ignoringQueue.add('stubborn', {});
+      await waitFor(async () => running.has(job.id));
+      const before = await viewer.get(`${ignoringBase}/jobs/${job.id}/cancel`);
+      expect((await before.json()) as JobCancelStateResponse).toMatchObject({
+        request: null,
+        canForce: false,
+      });
+      const asked = await operator.post(`${ignoringBase}/jobs/${job.id}/cancel`, {
+        reason: 'token=abc123 please',
+      });
+      expect(((await asked.json()) as JobCancelResponse).outcome).toBe('requested');
+      const state = (await (
+        await viewer.get(`${ignoringBase}/jobs/${job.id}/cancel`)
+      ).json()) as JobCancelStateResponse;
+      // The reason comes back redacted, like a failure reason.
+      expect(state.request).toMatchObject({ reason: 'token=[redacted] please', forced: false });
+      expect(state.request!.ageMs).toBeGreaterThanOrEqual(0);
+      expect(state.canForce).toBe(false);
+      expect(state.graceMs).toBeGreaterThan(0);
+
+      const forced = await operator.post(`${ignoringBase}/jobs/${job.id}/cancel`, { force: true });
+      expect(forced.status).toBe(409);
+      expect(((await forced.json()) as ApiError).code).toBe('CONFLICT');
+      const missing = await viewer.get(`${ignoringBase}/jobs/missing-job/cancel`);
+      expect(missing.status).toBe(404);
+    } finally {
+      release();
+      await ignoring.close(true);
+      await ignoringQueue.obliterate({ force: true });
+      await ignoringQueue.close();
+    }
   });
 
   it('says when the job is not running, and refuses a viewer', async () => {

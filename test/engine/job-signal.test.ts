@@ -69,7 +69,7 @@ describe('job.signal (in-process)', () => {
     expect(same).toEqual([true]);
   });
 
-  it('queue.cancelJob aborts it through the worker heartbeat', async () => {
+  it('queue.cancelJob aborts it through Redis', async () => {
     const name = uniqueQueueName('jobsig-remote');
     const queue = track(new Queue(name, connection()));
     const seen: Job[] = [];
@@ -81,7 +81,9 @@ describe('job.signal (in-process)', () => {
     await waitFor(() => seen.length === 1);
     expect(await queue.cancelJob(job.id, 'from afar')).toBe('requested');
     await waitFor(() => failures.length === 1);
-    expect(failures[0]!.message).toBe('aborted: from afar');
+    // The attempt ends as cancelled; what the processor threw on the abort is the cause.
+    expect(failures[0]!.message).toBe('Cancelled: from afar');
+    expect((failures[0]!.cause as Error).message).toBe('aborted: from afar');
     expect(await queue.getJobState(job.id)).toBe('failed');
   });
 });
@@ -112,7 +114,8 @@ describe('job.signal (sandboxed)', () => {
     await new Promise<void>((resolve) => worker.once('progress', () => resolve()));
     expect(await queue.cancelJob(job.id, 'from afar')).toBe('requested');
     await waitFor(() => failures.length === 1);
-    expect(failures[0]!.message).toBe('job.signal aborted in child: from afar');
+    expect(failures[0]!.message).toBe('Cancelled: from afar');
+    expect((failures[0]!.cause as Error).message).toBe('job.signal aborted in child: from afar');
     expect(await queue.getJobState(job.id)).toBe('failed');
   });
 });

@@ -232,10 +232,12 @@ describe('queue.cancelJob', () => {
     // The job is active before its worker's next beat lists it; the lock names the worker.
     expect(await queue.cancelJob(job.id, 'no longer needed')).toBe('requested');
     const failed = await child.waitForMessage((m) => m.event === 'failed');
-    expect(failed).toMatchObject({ jobId: job.id, reason: 'cancelled: no longer needed' });
+    // The attempt ends as cancelled, with the request's reason (the processor's own error is
+    // the failure's cause).
+    expect(failed).toMatchObject({ jobId: job.id, reason: 'Cancelled: no longer needed' });
     await waitFor(async () => (await queue.getJobState(job.id)) === 'failed');
     expect(await redis.hget(`bull:${name}:${job.id}`, 'failedReason')).toBe(
-      'cancelled: no longer needed',
+      'Cancelled: no longer needed',
     );
     // The request was served and cleaned.
     expect(await redis.keys(`bull:${name}:oxmq:worker:*:cancel`)).toEqual([]);
@@ -270,7 +272,11 @@ describe('queue.cancelJob', () => {
     await new Promise<void>((resolve) => worker.once('progress', () => resolve()));
     expect(await queue.cancelJob(job.id, 'from afar')).toBe('requested');
     await waitFor(() => failures.length === 1);
-    expect(failures[0]!.message).toBe('cancelled in child: from afar, token given');
+    expect(failures[0]!.message).toBe('Cancelled: from afar');
+    // The processor in the child gave up on its signal, with the reason and its token.
+    expect((failures[0]!.cause as Error).message).toBe(
+      'cancelled in child: from afar, token given',
+    );
     expect(await queue.getJobState(job.id)).toBe('failed');
   });
 });

@@ -187,8 +187,12 @@ export class RedisQueueOperations implements QueueOperations {
     return removeOrphanedJobs(this.client, this.keys, count, limit);
   }
 
-  requestJobCancel(jobId: string, reason: string): Promise<CancelRequestOutcome> {
-    return requestJobCancel(this.client, this.keys, jobId, reason);
+  requestJobCancel(
+    jobId: string,
+    reason: string,
+    opts?: { force?: boolean },
+  ): Promise<CancelRequestOutcome> {
+    return requestJobCancel(this.client, this.keys, jobId, reason, opts);
   }
 
   getProcessedChildren(jobId: string): Promise<Record<string, string>> {

@@ -220,11 +220,25 @@ export class RedisQueueBackend implements QueueBackend {
     return (reply as unknown[]).map(String);
   }
 
-  async waitForMarker(timeoutSeconds: number): Promise<number | undefined> {
+  async waitForMarker(
+    timeoutSeconds: number,
+    wakeKey?: string,
+  ): Promise<number | { wake: string } | undefined> {
     if (!this.blockingClient) throw new Error('waitForMarker needs a blocking connection');
-    const reply = await this.blockingClient.bzpopmin(this.keys.marker, timeoutSeconds);
+    // One BZPOPMIN over both keys (one hash slot: both live under the queue's base key), so an
+    // idle worker sends no more commands than with the marker alone.
+    const reply = wakeKey
+      ? await this.blockingClient.bzpopmin(this.keys.marker, wakeKey, timeoutSeconds)
+      : await this.blockingClient.bzpopmin(this.keys.marker, timeoutSeconds);
     if (!reply) return undefined;
+    if (wakeKey && reply[0] === wakeKey) return { wake: reply[1] };
     return parseInt(reply[2], 10);
+  }
+
+  async waitForWake(timeoutSeconds: number, wakeKey: string): Promise<string | undefined> {
+    if (!this.blockingClient) throw new Error('waitForWake needs a blocking connection');
+    const reply = await this.blockingClient.bzpopmin(wakeKey, timeoutSeconds);
+    return reply ? reply[1] : undefined;
   }
 
   async updateProgress(jobId: string, progressJson: string): Promise<void> {

@@ -1,6 +1,7 @@
 /**
- * Requests left in Redis for live OxMQ workers, served on their next heartbeat
- * (engine/worker/heartbeat.ts): cancel one of a worker's jobs, quiet or resume a worker.
+ * Requests left in Redis for live OxMQ workers (engine/worker/heartbeat.ts): cancel one of a
+ * worker's jobs (the worker is woken at once through its wake key), quiet or resume a worker
+ * (served on its next heartbeat).
  */
 import type { RedisClient } from '../../connection';
 import { ValidationError } from '../../errors';
@@ -10,6 +11,7 @@ import {
   workerCancelKey,
   workerIdOfToken,
   workerRecordKey,
+  workerWakeKey,
   type WorkerCommand,
 } from '../../worker/heartbeat-keys';
 import type { CancelRequestOutcome } from '../queue-operations';
@@ -24,11 +26,21 @@ const OUTCOMES: Record<number, CancelRequestOutcome> = {
 /** Placeholder worker id when the lock has no worker id: its keys never exist. */
 const NO_WORKER = '-';
 
+export interface CancelRequestOptions {
+  /**
+   * Kill the sandbox child running the job rather than wait for its processor (one that ignores
+   * its signal). A worker whose processor runs in its own process cannot do that and only
+   * aborts the signal again; see cancelHolder.
+   */
+  force?: boolean;
+}
+
 export async function requestJobCancel(
   client: RedisClient,
   keys: QueueKeys,
   jobId: string,
   reason: string,
+  { force = false }: CancelRequestOptions = {},
 ): Promise<CancelRequestOutcome> {
   if (typeof jobId !== 'string' || jobId.length === 0) {
     throw new ValidationError('cancelJob needs a job id');
@@ -45,8 +57,10 @@ export async function requestJobCancel(
           lock: keys.jobLock(jobId),
           worker: workerRecordKey(keys, workerId),
           workerCancel: workerCancelKey(keys, workerId),
+          workerWake: workerWakeKey(keys, workerId),
+          jobHash: keys.job(jobId),
         }),
-        [jobId, token, reason],
+        [jobId, token, reason, force ? '1' : '', Date.now()],
       ),
     );
     const outcome = OUTCOMES[reply];
@@ -54,6 +68,46 @@ export async function requestJobCancel(
   }
   // The job changed hands five times in a row: it is moving too fast to reach.
   return 'not-active';
+}
+
+/** Who holds an active job, as far as cancelling it goes. */
+export interface CancelHolder {
+  /** The OxMQ worker whose lock the job carries, when its heartbeat record is live. */
+  workerId?: string;
+  /** That worker runs its processor in sandbox children: a force stop can kill the job's. */
+  canForce: boolean;
+}
+
+/** Reads the job's lock and the record of the worker it names. */
+export async function cancelHolder(
+  client: RedisClient,
+  keys: QueueKeys,
+  jobId: string,
+): Promise<CancelHolder> {
+  const token = await client.get(keys.jobLock(jobId));
+  const workerId = token ? workerIdOfToken(token) : undefined;
+  if (!workerId) return { canForce: false };
+  const [id, forceStop] = await client.hmget(workerRecordKey(keys, workerId), 'id', 'forceStop');
+  if (!id) return { canForce: false };
+  return { workerId, canForce: forceStop === '1' };
+}
+
+/** How a cancel request ended, as the job's timeline shows it. */
+export type CancelOutcome = 'stopped' | 'force-stopped' | 'completed-anyway';
+
+/** Notes a cancel request's outcome in the events stream (recordCancelOutcome-2.lua). */
+export async function recordCancelOutcome(
+  client: RedisClient,
+  keys: QueueKeys,
+  jobId: string,
+  outcome: CancelOutcome,
+): Promise<void> {
+  const event = outcome === 'completed-anyway' ? 'cancel-ignored' : 'cancelled';
+  await runScript(client, 'recordCancelOutcome', scriptKeys('recordCancelOutcome', keys), [
+    jobId,
+    event,
+    outcome,
+  ]);
 }
 
 /** Leaves a command for a live worker; false when no live OxMQ worker has that id. */
