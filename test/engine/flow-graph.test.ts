@@ -201,9 +201,14 @@ describe('getFlowGraph', () => {
     release();
     await waitFor(async () => byId(await read()).c?.state === 'completed');
     track(new Worker(p2, async () => 'sub done', { connection: redisOptions() }));
+    // A graph is read node by node, so one read may see sub completed but the root's count
+    // from a moment before: wait for a read in which both have caught up.
     const done = await until(async () => {
       const graph = await read();
-      return byId(graph).sub?.state === 'completed' ? graph : undefined;
+      const nodes = byId(graph);
+      return nodes.sub?.state === 'completed' && nodes.root?.childCount.processed === 3
+        ? graph
+        : undefined;
     });
     expect(byId(done).root!.childCount).toEqual({
       processed: 3,
