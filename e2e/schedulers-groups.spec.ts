@@ -98,6 +98,17 @@ describe('schedulers and groups panels in Chromium', () => {
       .filter({ hasText: 'running' })
       .waitFor({ timeout: 10_000 });
     expect((await queue.getGroup('globex')).paused).toBe(false);
+
+    // Half a rate limit is refused in words, and nothing is sent.
+    await row.getByRole('button', { name: 'Limits…' }).click();
+    const form = page.getByTestId('group-limits-form');
+    await form.getByLabel('Max jobs').fill('5');
+    await form.getByRole('button', { name: 'Set rate limit' }).click();
+    await form
+      .getByRole('alert')
+      .getByText('A rate limit needs both "Max jobs" and "per (ms)"', { exact: false })
+      .waitFor();
+    expect((await queue.getGroup('globex')).rateLimit).toBeNull();
     await context.close();
   });
 });

@@ -1,6 +1,10 @@
 'use client';
-/** Concurrency and rate limit of one tenant group: set or clear (the queue default applies). */
+/**
+ * Concurrency and rate limit of one tenant group: set or clear (the queue default applies).
+ * Half a rate limit is refused in words, never dropped.
+ */
 import { useState, type FormEvent } from 'react';
+import { RateLimitFields, rateLimitProblem } from './rate-limit-fields';
 import type { GroupCommand } from './use-groups';
 
 export function GroupLimitsForm({
@@ -15,6 +19,7 @@ export function GroupLimitsForm({
   const [concurrency, setConcurrency] = useState('');
   const [max, setMax] = useState('');
   const [duration, setDuration] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
   const setCap = (event: FormEvent) => {
     event.preventDefault();
     if (concurrency !== '') {
@@ -23,7 +28,12 @@ export function GroupLimitsForm({
   };
   const setLimit = (event: FormEvent) => {
     event.preventDefault();
-    if (max !== '' && duration !== '') {
+    const refused =
+      max === '' && duration === ''
+        ? 'Fill in "Max jobs" and "per (ms)" to set a rate limit, or use "Clear rate limit".'
+        : rateLimitProblem(max, duration);
+    setProblem(refused);
+    if (!refused) {
       send({
         id: groupId,
         verb: 'rate-limit',
@@ -56,24 +66,7 @@ export function GroupLimitsForm({
         </button>
       </form>
       <form className="limits-form" onSubmit={setLimit}>
-        <label>
-          Max jobs
-          <input
-            type="number"
-            min={1}
-            value={max}
-            onChange={(event) => setMax(event.target.value)}
-          />
-        </label>
-        <label>
-          per (ms)
-          <input
-            type="number"
-            min={1}
-            value={duration}
-            onChange={(event) => setDuration(event.target.value)}
-          />
-        </label>
+        <RateLimitFields max={max} duration={duration} onMax={setMax} onDuration={setDuration} />
         <button type="submit" disabled={busy}>
           Set rate limit
         </button>
@@ -85,6 +78,11 @@ export function GroupLimitsForm({
           Clear rate limit
         </button>
       </form>
+      {problem && (
+        <p role="alert" className="notice error">
+          {problem}
+        </p>
+      )}
     </div>
   );
 }

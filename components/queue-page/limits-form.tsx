@@ -5,6 +5,7 @@
  */
 import { useState, type FormEvent } from 'react';
 import type { QueueLimits } from '@/lib/api-types';
+import { RateLimitFields, rateLimitProblem } from './rate-limit-fields';
 import { useQueuePost } from './use-queue-page';
 
 interface LimitsBody {
@@ -18,9 +19,8 @@ export function limitsFormProblem(
   duration: string,
   concurrency: string,
 ): string | null {
-  if ((max === '') !== (duration === '')) {
-    return 'A rate limit needs both "Max jobs" and "per (ms)": fill in the missing one, or clear both to keep the rate limit as it is.';
-  }
+  const half = rateLimitProblem(max, duration);
+  if (half) return half;
   if (max === '' && concurrency === '') {
     return 'Nothing to apply: fill in a rate limit ("Max jobs" and "per (ms)"), a concurrency, or both.';
   }
@@ -51,19 +51,7 @@ export function LimitsForm({ prefix, name }: { prefix: string; name: string }) {
   return (
     <>
       <form className="limits-form" onSubmit={submit} aria-label="Queue-wide limits">
-        <label>
-          Max jobs
-          <input type="number" min={1} value={max} onChange={(e) => setMax(e.target.value)} />
-        </label>
-        <label>
-          per (ms)
-          <input
-            type="number"
-            min={1}
-            value={duration}
-            onChange={(e) => setDuration(e.target.value)}
-          />
-        </label>
+        <RateLimitFields max={max} duration={duration} onMax={setMax} onDuration={setDuration} />
         <label>
           Global concurrency
           <input

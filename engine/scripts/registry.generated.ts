@@ -4650,6 +4650,8 @@ return replies
 
   KEYS[1] Q events  KEYS[2] Q meta
   ARGV[1] jobId  ARGV[2] event (\`cancelled\` or \`cancel-ignored\`)  ARGV[3] outcome
+
+  Returns 1.
 ]]
 --- @include "getMaxEvents"
 
