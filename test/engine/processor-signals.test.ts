@@ -154,7 +154,9 @@ describe('DelayedError', () => {
     const file = fileURLToPath(new URL('../helpers/sandbox-processors/delays.ts', import.meta.url));
     const worker = track(new Worker(name, file, connection()));
     const failures = failedErrors(worker);
-    await waitFor(async () => (await queue.getJobState(job.id)) === 'delayed');
+    // The child process loads the TypeScript processor first: on a loaded machine that alone
+    // can take seconds, so the wait for the outcome gets most of the test's time.
+    await waitFor(async () => (await queue.getJobState(job.id)) === 'delayed', 25_000);
     expect(failures).toEqual([]);
   });
 
@@ -173,7 +175,9 @@ describe('DelayedError', () => {
       ),
     );
     const failures = failedErrors(worker);
-    await waitFor(async () => (await queue.getJobState(job.id)) === 'delayed');
+    // The child process loads the TypeScript processor first: on a loaded machine that alone
+    // can take seconds, so the wait for the outcome gets most of the test's time.
+    await waitFor(async () => (await queue.getJobState(job.id)) === 'delayed', 25_000);
     expect(failures).toEqual([]);
   });
 });
