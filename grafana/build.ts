@@ -1,12 +1,14 @@
 /**
- * Writes grafana/dashboards/*.json from the sources in grafana/src (the committed JSON is what
- * users import or provision): `node --import tsx grafana/build.ts`. Refuses to write a
+ * Writes grafana/dashboards/*.json and grafana/alerts/oxmq-alerts.yml from the sources in
+ * grafana/src (the committed files are what users import or provision):
+ * `node --import tsx grafana/build.ts`. Refuses to write a
  * dashboard that reads a metric docs/metrics.md does not list, and removes dashboard files no
  * source produces any more. test/observability/dashboards.test.ts fails when the committed
  * files differ from what this writes.
  */
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { ALERT_RULES, renderAlertRules } from './src/alerts';
 import { allPanelExpressions, variableQueries } from './src/index';
 import { checkExpression } from './src/metric-check';
 import { parseMetricsContract } from './src/metrics-contract';
@@ -21,11 +23,16 @@ async function main(): Promise<void> {
       (e) => [`${e.dashboard} "${e.panel}" ${e.refId}`, e.template] as const,
     ),
     ...variableQueries().map((v) => [`${v.dashboard} $${v.variable}`, v.selector] as const),
+    // `up` is Prometheus's own series, not one of OxMQ's.
+    ...ALERT_RULES.filter((rule) => !/\bup\{/.test(rule.expr)).map(
+      (rule) => [`alert ${rule.alert}`, rule.expr] as const,
+    ),
   ];
   const problems = expressions.flatMap(([where, expr]) =>
     checkExpression(expr, contract).map((problem) => `${where}: ${problem}`),
   );
-  if (problems.length > 0) throw new Error(`dashboards not written:\n${problems.join('\n')}`);
+  if (problems.length > 0)
+    throw new Error(`dashboards and alerts not written:\n${problems.join('\n')}`);
 
   const dir = path.resolve(__dirname, 'dashboards');
   mkdirSync(dir, { recursive: true });
@@ -38,6 +45,11 @@ async function main(): Promise<void> {
     writeFileSync(path.join(dir, file), text);
     process.stdout.write(`wrote ${path.join('grafana', 'dashboards', file)}\n`);
   }
+  const alertsDir = path.resolve(__dirname, 'alerts');
+  mkdirSync(alertsDir, { recursive: true });
+  const alertsFile = path.join(alertsDir, 'oxmq-alerts.yml');
+  writeFileSync(alertsFile, await renderAlertRules(alertsFile));
+  process.stdout.write(`wrote ${path.join('grafana', 'alerts', 'oxmq-alerts.yml')}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -6,6 +6,7 @@
  */
 import {
   copyFileSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   readdirSync,
@@ -287,6 +288,12 @@ describe('grafana/prometheus.example.yml', () => {
       copyFileSync(path.join(repoRoot, 'grafana', 'prometheus.example.yml'), config);
       // The example reads the console's token from a file next to it; promtool checks it exists.
       writeFileSync(path.join(dir, 'oxmq-metrics.token'), 'token\n');
+      // And the alerting rules from alerts/ beside it, which promtool checks as well.
+      mkdirSync(path.join(dir, 'alerts'));
+      copyFileSync(
+        path.join(repoRoot, 'grafana', 'alerts', 'oxmq-alerts.yml'),
+        path.join(dir, 'alerts', 'oxmq-alerts.yml'),
+      );
       const { stdout } = await promtool(['check', 'config', config]);
       expect(stdout).toContain('SUCCESS');
       const text = readFileSync(config, 'utf8');
