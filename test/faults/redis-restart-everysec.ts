@@ -35,7 +35,7 @@ import {
   type DeliveryResult,
 } from './fault-checks';
 import { adminClient } from './fault-run';
-import { startEverysecServer, type FsyncRecord } from './redis-restart-fsync';
+import { startEverysecServer, type EverysecServer, type FsyncRecord } from './redis-restart-fsync';
 
 /**
  * The most an acknowledged write may be older than the kill and still be lost to it: Redis's
@@ -53,6 +53,12 @@ export interface EverysecOptions {
   jobs: number;
   addEveryMs: number;
   faultAfterMs: number;
+  /**
+   * Kill early inside a slow AOF sync (300-700 ms after it started) rather than right at
+   * faultAfterMs: Redis then holds the writes of that whole span postponed (it only stops
+   * postponing after 1-2 s), so the kill is sure to catch acknowledged writes still in memory.
+   */
+  killWhileWritesPostponed?: boolean;
 }
 
 export interface EverysecResult {
@@ -119,6 +125,19 @@ async function assertEverysecDelivery(
   };
 }
 
+/** Resolves 300-700 ms into an AOF sync, polling the sync log the preloaded library writes. */
+async function untilEarlyInSlowSync(redisServer: EverysecServer): Promise<void> {
+  await waitFor(
+    () => {
+      const started = redisServer.fsyncInProgress();
+      const into = started === undefined ? -1 : Date.now() - started;
+      return into >= 300 && into <= 700;
+    },
+    15_000,
+    20,
+  );
+}
+
 const infoField = (info: string, field: string) =>
   Number(new RegExp(`^${field}:(\\d+)`, 'm').exec(info)?.[1] ?? NaN);
 
@@ -164,6 +183,7 @@ export async function killEverysec(
       }
     })();
     await sleep(options.faultAfterMs);
+    if (options.killWhileWritesPostponed) await untilEarlyInSlowSync(redisServer);
 
     const delayedFsync = infoField(await redis.info('persistence'), 'aof_delayed_fsync');
     const killAt = Date.now();

@@ -3,7 +3,8 @@
  * call Redis's background thread makes on Linux for `appendfsync everysec`, to log when each
  * call started and ended and which file it synced (OXMQ_FSYNC_LOG), and optionally to make the
  * syncs of the AOF's incremental file take OXMQ_FSYNC_DELAY_MS longer, as on a busy disk. The data
- * is synced as usual.
+ * is synced as usual. Each call logs two lines: "<start> - <file>" when it begins (so a test can
+ * see a sync in progress) and "<start> <end> <file>" when it returns.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -28,6 +29,14 @@ int fdatasync(int fd) {
   ssize_t n = readlink(link, target, sizeof target - 1);
   target[n > 0 ? n : 0] = '\0';
   long long start = now_ms();
+  const char *log = getenv("OXMQ_FSYNC_LOG");
+  if (log) {
+    int out = open(log, O_WRONLY | O_APPEND | O_CREAT, 0644);
+    if (out >= 0) {
+      dprintf(out, "%lld - %s\n", start, target);
+      close(out);
+    }
+  }
   const char *delay = getenv("OXMQ_FSYNC_DELAY_MS");
   if (delay && strstr(target, ".incr.aof")) {
     long ms = atol(delay);
@@ -35,7 +44,6 @@ int fdatasync(int fd) {
     nanosleep(&pause, NULL);
   }
   int rc = real_fdatasync(fd);
-  const char *log = getenv("OXMQ_FSYNC_LOG");
   if (log) {
     int out = open(log, O_WRONLY | O_APPEND | O_CREAT, 0644);
     if (out >= 0) {

@@ -33,8 +33,19 @@ export interface EverysecServer {
   server: RedisServer;
   /** Starts it again from its directory (its AOF), with the library preloaded again. */
   restart(): Promise<void>;
-  /** The AOF syncs so far, oldest first. */
+  /** The AOF syncs that have returned, oldest first. */
   fsyncs(): FsyncRecord[];
+  /** When the AOF sync now running started (ms epoch), or undefined when none is running. */
+  fsyncInProgress(): number | undefined;
+}
+
+/** The log's lines about the AOF's incremental file: `[start, end]`, end '-' while running. */
+function aofLines(log: string): [string, string][] {
+  return (existsSync(log) ? readFileSync(log, 'utf8') : '')
+    .split('\n')
+    .map((line) => line.split(' '))
+    .filter(([, , file]) => file?.includes('.incr.aof'))
+    .map(([start, end]) => [start!, end!]);
 }
 
 /**
@@ -69,10 +80,14 @@ export async function startEverysecServer(fsyncDelayMs = 0): Promise<EverysecSer
     server,
     restart: () => withEnv(env, () => server.restart()),
     fsyncs: () =>
-      (existsSync(log) ? readFileSync(log, 'utf8') : '')
-        .split('\n')
-        .map((line) => line.split(' '))
-        .filter(([, , file]) => file?.includes('.incr.aof'))
+      aofLines(log)
+        .filter(([, end]) => end !== '-')
         .map(([start, end]) => ({ start: Number(start), end: Number(end) })),
+    fsyncInProgress: () => {
+      const lines = aofLines(log);
+      const finished = new Set(lines.filter(([, end]) => end !== '-').map(([start]) => start));
+      const running = lines.filter(([start, end]) => end === '-' && !finished.has(start));
+      return running.length ? Number(running.at(-1)![0]) : undefined;
+    },
   };
 }

@@ -109,11 +109,12 @@ test('kill -9 with appendfsync everysec on a busy disk: only the last ~2 s of wr
   const result = await killEverysec(track, {
     scenario: 'redis-server kill -9 + restart (AOF everysec, fsync 3 s slower)',
     fsyncDelayMs: 3_000,
-    // Enough adds to still be adding when the kill comes (about 100 a second): writes postponed
-    // at the kill are then sure to include acknowledged adds.
-    jobs: 650,
+    // Enough adds to still be adding when the kill comes (about 100 a second, the kill within
+    // ~8 s): writes postponed at the kill are then sure to include acknowledged adds.
+    jobs: 1_100,
     addEveryMs: 10,
     faultAfterMs: 4_500,
+    killWhileWritesPostponed: true,
   });
   // Redis had to stop postponing its AOF write at least once (the 2 s limit), and the kill
   // caught acknowledged writes still postponed in its memory.
