@@ -71,6 +71,8 @@ export {
   readAudit,
 } from './audit';
 export type { AuditEntry, AuditKind, AuditOutcome, AuditPage, AuditRecord } from './audit';
+export { leaseKeys, RedisLease } from './lease';
+export type { LeaseOptions, LeaseState } from './lease';
 // ---- queue page: job listings, search, bulk operations, diagnosis ----
 export { findJob, JOB_LIST_LIMITS, listJobs, toJobRow } from './jobs';
 export type { JobPage, JobRow } from './jobs';
