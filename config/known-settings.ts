@@ -192,6 +192,12 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
     secret: true,
   },
   {
+    name: 'OXMQ_HISTORY_SAMPLER',
+    default: '`true`',
+    doc: "Take part in sampling each queue's backlog every minute for the history charts (one process at a time holds the lease; docs/metrics.md).",
+    readBy: ['runner', 'console', 'launcher'],
+  },
+  {
     name: 'OXMQ_READ_ONLY',
     default: '`false`',
     doc: 'The console refuses every mutation (403 `READ_ONLY`).',

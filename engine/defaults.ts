@@ -27,6 +27,8 @@ export const DEFAULTS = {
     maxFetchBatch: 100,
     /** How often a worker publishes its heartbeat and reads commands left for it (ms). */
     heartbeatInterval: 5_000,
+    /** How often a worker writes the timing history it gathered (ms). */
+    timingHistoryFlush: 5_000,
     /** Pause before retrying after a Redis error in the fetch loop. */
     runRetryDelay: 1_000,
   },

@@ -71,7 +71,7 @@ export type { BackoffStrategy } from './backoff';
 export * from './errors';
 export type { BackoffOptions, DurableOptions, JobsOptions, KeepJobs } from './job-options';
 export type { QueueOptions, QueueBaseOptions } from './queue-options';
-export type { WorkerOptions, RateLimiterOptions } from './worker-options';
+export type { WorkerOptions, RateLimiterOptions, TimingHistoryOptions } from './worker-options';
 export type { ConnectionOptions, RedisClient } from './connection';
 export { maskRedisUrl } from './redis-url-mask';
 export type { JobState, JobStateReply, CleanState } from './backend/queue-operations';

@@ -55,3 +55,5 @@ export { lastClosedMinuteCount } from './admin/prometheus/closed-minute';
 export { queueHandle } from './admin/queue-handle';
 export { searchPrefilter, telltaleWords } from './admin/search-prefilter';
 export { readJobWindow } from './admin/job-window';
+export { bucketOf, TIMING_BUCKET_BOUNDS_MS } from './history/buckets';
+export { NAMES_PER_MINUTE, OTHER_NAMES } from './history/timing-recorder';

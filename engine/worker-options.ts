@@ -59,6 +59,12 @@ export interface WorkerOptions extends QueueBaseOptions {
   skipWaitingForReady?: boolean;
   /** Per-minute completed/failed counts kept for getMetrics. */
   metrics?: { maxDataPoints: number };
+  /**
+   * OxMQ: the timing history (docs/metrics.md, "Timing history"): per minute, wait and run time
+   * in fixed buckets and the outcomes, per queue and per job name, kept by every OxMQ worker
+   * whatever `metrics` says and read by the console. On by default; `false` turns it off.
+   */
+  timingHistory?: boolean | TimingHistoryOptions;
   settings?: { backoffStrategy?: BackoffStrategy };
   /**
    * Sandboxed processors only (the processor is a file): run jobs in worker threads instead of
@@ -72,4 +78,13 @@ export interface WorkerOptions extends QueueBaseOptions {
   workerForkOptions?: ForkOptions;
   /** Passed on to `new Worker` for sandbox threads (resourceLimits, env, ...), likewise. */
   workerThreadsOptions?: ThreadWorkerOptions;
+}
+
+export interface TimingHistoryOptions {
+  /** How often (ms) the counts gathered in memory are written (default 5000). */
+  flushInterval?: number;
+  /** How long minute-resolution history is kept after its hour (ms, default one day). */
+  minutesKept?: number;
+  /** How long hour-resolution history is kept after its day (ms, default 30 days). */
+  hoursKept?: number;
 }

@@ -24,6 +24,7 @@ const WORKER_OPTIONS = new Set([
   'concurrency',
   'limiter',
   'metrics',
+  'timingHistory',
   'maximumRateLimitDelay',
   'maxStartedAttempts',
   'maxStalledCount',
@@ -50,6 +51,13 @@ const WORKER_OPTIONS = new Set([
   'skipVersionCheck',
   'skipWaitingForReady',
 ]);
+
+function checkTimingHistory(value: WorkerOptions['timingHistory']): void {
+  if (value === undefined || typeof value === 'boolean') return;
+  const keys = ['flushInterval', 'minutesKept', 'hoursKept'] as const;
+  onlyKeys('timingHistory', value, keys);
+  for (const key of keys) positive(`timingHistory.${key}`, value[key]);
+}
 
 function onlyKeys(name: string, value: unknown, keys: readonly string[]): void {
   if (value === undefined) return;
@@ -88,6 +96,7 @@ export function validateWorkerOptions(
   checkStorageOption(opts.storage);
   onlyKeys('settings', opts.settings, ['backoffStrategy']);
   onlyKeys('metrics', opts.metrics, ['maxDataPoints']);
+  checkTimingHistory(opts.timingHistory);
   onlyKeys('limiter', opts.limiter, ['max', 'duration']);
   positive('runRetryDelay', opts.runRetryDelay);
   positive('concurrency', opts.concurrency, true);

@@ -11,7 +11,8 @@
   (as in bullmq).
   Tenant groups go too: Q group-delayed with its jobs, then group by group (from Q groups:known)
   its line with its jobs and every key of the group, each group counting one against the budget;
-  at the end Q groups, Q groups:turn and Q groups:known.
+  at the end Q groups, Q groups:turn and Q groups:known. OxMQ's history of the queue (the hashes
+  listed in Q oxmq:history) goes at the end too.
 
   KEYS[1] meta  KEYS[2] active  KEYS[3] delayed  KEYS[4] repeat  KEYS[5] completed
   KEYS[6] wait  KEYS[7] paused (legacy list)  KEYS[8] prioritized  KEYS[9] failed
@@ -104,6 +105,10 @@ end
 if budget <= 0 then
   return 1
 end
+
+local historyIndex = Q .. "oxmq:history"
+batchedCall("DEL", historyIndex, redis.call("ZRANGE", historyIndex, 0, -1))
+redis.call("DEL", historyIndex)
 
 redis.call("DEL", Q .. "events", Q .. "stalled-check", Q .. "stalled", Q .. "id", Q .. "pc",
   Q .. "marker", Q .. "limiter", Q .. "limiter:log", Q .. "delay", Q .. "priority",

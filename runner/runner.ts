@@ -13,6 +13,7 @@ import {
   type HealthSource,
   type Readiness,
 } from './health-server';
+import { startRunnerSampler, type RunnerSampler } from './history-sampler';
 import { ProcessorHost, type CloseReport } from './host';
 import type { Logger } from './logger';
 import { loadProcessorModule, ProcessorLoadError } from './processor-module';
@@ -154,6 +155,13 @@ export async function startRunner(
     }
   }
   modulesLoaded = true;
+  const sampler: RunnerSampler | undefined = settings.historySampler
+    ? startRunnerSampler(
+        settings.redis,
+        [...new Set([settings.prefix, ...host.hosted.map((entry) => entry.prefix)])],
+        logger,
+      )
+    : undefined;
   if (host.hosted.length === 0) {
     logger.warn(
       { processorsDirs: settings.processorsDirs },
@@ -189,6 +197,7 @@ export async function startRunner(
     closing = (async () => {
       const reports = await host.close(settings.shutdownTimeoutMs);
       for (const report of reports) logger.info({ ...report }, 'worker closed');
+      await sampler?.stop();
       await health.close();
       probe.close();
       await redis.close();

@@ -39,6 +39,7 @@ export const RUNNER_SETTINGS_SCHEMA = z
     }),
     OXMQ_SHUTDOWN_TIMEOUT_MS: positiveIntMsField(25_000),
     OXMQ_LOG_LEVEL: logLevelField('info'),
+    OXMQ_HISTORY_SAMPLER: booleanField(true),
   })
   .superRefine(checkRedisSettings);
 
@@ -61,6 +62,8 @@ export interface RunnerSettings {
   readonly healthAllowedHosts: readonly string[];
   readonly shutdownTimeoutMs: number;
   readonly logLevel: LogLevel;
+  /** Takes part in sampling the backlog history (engine/admin/backlog-sampler.ts). */
+  readonly historySampler: boolean;
   /** The standard OTEL_* variables ask for traces (the SDK reads them itself). */
   readonly tracing: boolean;
   /** The OTEL_* variables name the service (else the runner calls itself oxmq-worker). */
@@ -83,6 +86,7 @@ export function loadRunnerSettings(
     healthAllowedHosts: raw.WORKER_HEALTH_ALLOWED_HOSTS,
     shutdownTimeoutMs: raw.OXMQ_SHUTDOWN_TIMEOUT_MS,
     logLevel: raw.OXMQ_LOG_LEVEL,
+    historySampler: raw.OXMQ_HISTORY_SAMPLER,
     tracing: tracingRequested(env),
     otelServiceNameGiven: serviceNameGiven(env),
   };

@@ -71,6 +71,17 @@ export {
   readAudit,
 } from './audit';
 export type { AuditEntry, AuditKind, AuditOutcome, AuditPage, AuditRecord } from './audit';
+export { BACKLOG_SAMPLER_LEASE, BacklogSampler } from './backlog-sampler';
+export type { BacklogSamplerOptions } from './backlog-sampler';
+export { getHistoryAcrossQueues, getQueueHistory, HISTORY_RANGES } from './history';
+export type {
+  HistoryNameSummary,
+  HistoryOptions,
+  HistoryPoint,
+  HistoryRange,
+  QueueHistory,
+  TimingSummary,
+} from './history';
 export { leaseKeys, RedisLease } from './lease';
 export type { LeaseOptions, LeaseState } from './lease';
 // ---- queue page: job listings, search, bulk operations, diagnosis ----

@@ -158,6 +158,7 @@ export interface ScriptKeyNames {
   readJobWindow: readonly ['state', 'base'];
   readTogether: readonly ['route'];
   recordCancelOutcome: readonly ['events', 'meta'];
+  recordHistory: readonly ['minuteHash', 'hourHash', 'index'];
   removeChildDependency: readonly ['childJobHash'];
   removeDeduplicationKey: readonly ['deduplication'];
   removeJob: readonly ['jobHash', 'repeat'];
@@ -4221,7 +4222,8 @@ return 0
   (as in bullmq).
   Tenant groups go too: Q group-delayed with its jobs, then group by group (from Q groups:known)
   its line with its jobs and every key of the group, each group counting one against the budget;
-  at the end Q groups, Q groups:turn and Q groups:known.
+  at the end Q groups, Q groups:turn and Q groups:known. OxMQ's history of the queue (the hashes
+  listed in Q oxmq:history) goes at the end too.
 
   KEYS[1] meta  KEYS[2] active  KEYS[3] delayed  KEYS[4] repeat  KEYS[5] completed
   KEYS[6] wait  KEYS[7] paused (legacy list)  KEYS[8] prioritized  KEYS[9] failed
@@ -4314,6 +4316,10 @@ end
 if budget <= 0 then
   return 1
 end
+
+local historyIndex = Q .. "oxmq:history"
+batchedCall("DEL", historyIndex, redis.call("ZRANGE", historyIndex, 0, -1))
+redis.call("DEL", historyIndex)
 
 redis.call("DEL", Q .. "events", Q .. "stalled-check", Q .. "stalled", Q .. "id", Q .. "pc",
   Q .. "marker", Q .. "limiter", Q .. "limiter:log", Q .. "delay", Q .. "priority",
@@ -4706,6 +4712,62 @@ local maxEvents = getMaxEvents(KEYS[2])
 redis.call("XADD", KEYS[1], "MAXLEN", "~", maxEvents, "*", "event", ARGV[2], "jobId", ARGV[1],
   "outcome", ARGV[3])
 return 1
+`,
+      INCLUDES,
+    ),
+  },
+  recordHistory: {
+    name: 'recordHistory',
+    numberOfKeys: 3,
+    keys: ['minuteHash', 'hourHash', 'index'],
+    lua: inlineIncludes(
+      `--[[
+  Adds to a queue's history (docs/redis-keys.md, "History"): counts the workers gathered since
+  their last flush, or a backlog sample, into the minute hash and the hour hash that hold them,
+  and sets when each hash expires.
+
+  KEYS[1] minute hash (Q oxmq:history:m:<hour start>)
+  KEYS[2] hour hash (Q oxmq:history:h:<day start>)
+  KEYS[3] index (Q oxmq:history: zset of the history hashes, scored by when each expires; read
+          by obliterate, which deletes them with the queue)
+  ARGV[1] when the minute hash expires (ms epoch)   ARGV[2] when the hour hash expires
+  ARGV[3] JSON [field, increment, ...] for the minute hash
+  ARGV[4] JSON [field, increment, ...] for the hour hash
+  ARGV[5] JSON [field, value, ...] set in the minute hash (backlog samples)
+  ARGV[6] JSON [field, value, ...] set in the hour hash
+
+  Returns the number of fields written.
+]]
+local written = 0
+local function increments(key, json)
+  local pairs = cjson.decode(json)
+  for i = 1, #pairs, 2 do
+    redis.call("HINCRBY", key, pairs[i], pairs[i + 1])
+    written = written + 1
+  end
+end
+local function sets(key, json)
+  local pairs = cjson.decode(json)
+  for i = 1, #pairs, 2 do
+    redis.call("HSET", key, pairs[i], pairs[i + 1])
+    written = written + 1
+  end
+end
+increments(KEYS[1], ARGV[3])
+increments(KEYS[2], ARGV[4])
+sets(KEYS[1], ARGV[5])
+sets(KEYS[2], ARGV[6])
+if written > 0 then
+  redis.call("PEXPIREAT", KEYS[1], ARGV[1])
+  redis.call("PEXPIREAT", KEYS[2], ARGV[2])
+  -- Hashes that expired leave the index, which lives as long as its longest-lived hash.
+  local now = redis.call("TIME")
+  redis.call("ZREMRANGEBYSCORE", KEYS[3], "-inf", "(" .. (now[1] * 1000))
+  redis.call("ZADD", KEYS[3], ARGV[1], KEYS[1], ARGV[2], KEYS[2])
+  local last = redis.call("ZRANGE", KEYS[3], -1, -1, "WITHSCORES")
+  redis.call("PEXPIREAT", KEYS[3], last[2])
+end
+return written
 `,
       INCLUDES,
     ),

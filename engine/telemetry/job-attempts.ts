@@ -3,6 +3,7 @@
  * metrics (always). The worker starts an attempt when it takes a job, notes the outcome where
  * it records it, and ends the attempt when the job leaves its hands.
  */
+import type { TimingRecorder } from '../history/timing-recorder';
 import type { Job } from '../job';
 import type { JobSpan, JobTracer, SpanAttributes, TraceCarrier } from './job-tracer';
 import { ATTR, MESSAGING_SYSTEM, SPAN_EVENT, spanName, type JobOutcome } from './semconv';
@@ -24,6 +25,12 @@ export interface AttemptSource {
   onError(error: unknown): void;
 }
 
+/** Where an attempt's timing goes: the worker's timing history (when it keeps one), by job name. */
+interface AttemptHistory {
+  recorder?: TimingRecorder;
+  name: string;
+}
+
 /** What the attempts of one batch share: the first failure is recorded in full, once. */
 interface BatchShare {
   jobId: string;
@@ -41,11 +48,13 @@ export class Attempt {
   constructor(
     readonly span: JobSpan | undefined,
     private readonly metrics: WorkerMetrics,
+    private readonly history: AttemptHistory,
     private readonly batch?: BatchShare,
   ) {}
 
   completed(): void {
     this.metrics.jobCompleted();
+    this.history.recorder?.ended(this.history.name, 'completed', this.elapsedMs());
     this.setOutcome('completed');
   }
 
@@ -53,6 +62,7 @@ export class Attempt {
   failed(error: unknown, delay: number, attempt: number): void {
     const final = delay < 0;
     this.metrics.jobFailed(final);
+    this.history.recorder?.ended(this.history.name, final ? 'failed' : 'retried', this.elapsedMs());
     this.recordFailure(error);
     if (!final) this.event(SPAN_EVENT.retry, { [ATTR.delay]: delay, [ATTR.attempt]: attempt });
     this.setOutcome(final ? 'failed' : 'retried');
@@ -94,9 +104,13 @@ export class Attempt {
     if (!this.batch) this.span?.setAttributes({ [ATTR.outcome]: outcome });
   }
 
+  private elapsedMs(): number {
+    return performance.now() - this.startedAt;
+  }
+
   /** Records the attempt's duration and ends its span. */
   end(): void {
-    this.metrics.ended(performance.now() - this.startedAt);
+    this.metrics.ended(this.elapsedMs());
     const span = this.span;
     if (!span || this.batch) return;
     if (!this.outcome) span.setAttributes({ [ATTR.outcome]: 'unknown' });
@@ -111,6 +125,7 @@ export class JobAttempts {
     private readonly tracer: JobTracer,
     readonly metrics: WorkerMetrics,
     private readonly source: AttemptSource,
+    private readonly history?: TimingRecorder,
   ) {}
 
   /**
@@ -160,6 +175,7 @@ export class JobAttempts {
     const restart = job.attemptsStarted > 1;
     const waitMs = restart ? undefined : Date.now() - job.timestamp - (job.opts.delay ?? 0);
     this.metrics.started(restart, waitMs);
+    this.history?.started(job.name, waitMs);
   }
 
   /**
@@ -186,7 +202,7 @@ export class JobAttempts {
       // A flow parent links to the children its FlowProducer created (their create spans).
       links: job.childTraceparents?.map((traceparent) => ({ traceparent })),
     }));
-    const attempt = new Attempt(span, this.metrics);
+    const attempt = new Attempt(span, this.metrics, { recorder: this.history, name: job.name });
     this.attempts.set(job, attempt);
     return attempt;
   }
@@ -214,7 +230,8 @@ export class JobAttempts {
     const failures = { count: 0 };
     const attempts = jobs.map((job) => {
       this.recordStart(job);
-      const attempt = new Attempt(span, this.metrics, { jobId: job.id, failures });
+      const history = { recorder: this.history, name: job.name };
+      const attempt = new Attempt(span, this.metrics, history, { jobId: job.id, failures });
       this.attempts.set(job, attempt);
       return attempt;
     });

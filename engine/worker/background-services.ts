@@ -8,6 +8,7 @@ import { untilDisconnected } from '../connection';
 import type { LockRenewer } from '../maintenance/lock-renewer';
 import type { StalledChecker } from '../maintenance/stalled-checker';
 import type { SandboxedProcessor } from '../sandbox/sandboxed-processor';
+import type { TimingRecorder } from '../history/timing-recorder';
 import type { CompletionBatcher } from './completion-batcher';
 import type { WorkerHeartbeat } from './heartbeat';
 import type { MarkerWaiter } from './marker-waiter';
@@ -21,6 +22,7 @@ export const SERVICE = {
   markerWaiter: 'marker-waiter',
   completions: 'completion-batcher',
   sandbox: 'sandbox',
+  timingHistory: 'timing-history',
 } as const;
 
 /** Beats now and every interval; stopping deletes the worker's record (gone from consoles). */
@@ -30,6 +32,16 @@ export function heartbeatService(heartbeat: WorkerHeartbeat, client: RedisClient
     start: () => heartbeat.start(),
     // With Redis down the delete never returns: the record then expires by its TTL.
     stop: () => Promise.race([heartbeat.close(), untilDisconnected(client)]),
+  };
+}
+
+/** Writes the timing history every interval; stopping writes what is left. */
+export function timingHistoryService(recorder: TimingRecorder, client: RedisClient): WorkerService {
+  return {
+    name: SERVICE.timingHistory,
+    start: () => recorder.start(),
+    // With Redis down the write never returns: the counts of the last interval are lost.
+    stop: () => Promise.race([recorder.close(), untilDisconnected(client)]),
   };
 }
 

@@ -30,6 +30,7 @@ import { abortableDelay } from './abortable-delay';
 import {
   completionsService,
   heartbeatService,
+  timingHistoryService,
   lockRenewerService,
   markerWaiterService,
   SERVICE,
@@ -39,6 +40,8 @@ import { clientAddress } from './client-address';
 import { CompletionBatcher } from './completion-batcher';
 import { GracefulClose, type GracefulCloseReport } from './graceful-close';
 import { HEARTBEAT_MAX_LISTED_JOBS, WorkerHeartbeat } from './heartbeat';
+import { DEFAULT_HISTORY_RETENTION } from '../history/history-keys';
+import { TimingRecorder } from '../history/timing-recorder';
 import { workerWakeKey, type CancelRequest } from './heartbeat-keys';
 import { InFlightJobs } from './in-flight';
 import { JobOutcomes } from './job-outcomes';
@@ -115,6 +118,8 @@ export abstract class WorkerBase<
   private readonly markerWaiter: MarkerWaiter;
   /** Spans and metrics of the attempts this worker runs (engine/telemetry/). */
   private readonly attempts: JobAttempts;
+  /** The timing history this worker adds to (docs/metrics.md), unless turned off. */
+  private readonly timingHistory?: TimingRecorder;
   private slotsCounted = false;
   /** Every background service, started by run() and stopped, all of them, by close(). */
   protected readonly services: WorkerServices;
@@ -166,10 +171,12 @@ export abstract class WorkerBase<
     });
     this.backend = storage.backend;
     this.ops = storage.ops;
+    this.timingHistory = opts.storage ? undefined : this.makeTimingRecorder();
     this.attempts = new JobAttempts(
       tracerFor(opts.telemetry),
       new WorkerMetrics(this.prefix, this.name, opts.telemetry?.meter),
       { name: this.name, prefix: this.prefix, onError: (error) => this.emitError(error) },
+      this.timingHistory,
     );
     this.markerWaiter = new MarkerWaiter(
       this.backend,
@@ -260,6 +267,10 @@ export abstract class WorkerBase<
    * it last) first, the heartbeat's record last, once nothing runs any more.
    */
   private registerServices(completions: CompletionBatcher): void {
+    // First in, so stopped last: the completions flushed on close are counted in it.
+    if (this.timingHistory) {
+      this.services.add(timingHistoryService(this.timingHistory, this.connection.client));
+    }
     const heartbeat = this.makeHeartbeat(
       this.opts.heartbeatInterval ?? DEFAULTS.worker.heartbeatInterval,
     );
@@ -270,6 +281,24 @@ export abstract class WorkerBase<
     if (!this.opts.skipLockRenewal) this.services.add(lockRenewerService(this.lockRenewer));
     this.services.add(markerWaiterService(this.markerWaiter));
     this.services.add(completionsService(completions));
+  }
+
+  /**
+   * The timing history lives in Redis beside the queue; a worker given another storage (its
+   * `storage` option) keeps none.
+   */
+  private makeTimingRecorder(): TimingRecorder | undefined {
+    const option = this.opts.timingHistory ?? true;
+    if (option === false) return undefined;
+    const given = option === true ? {} : option;
+    return new TimingRecorder(this.connection.client, this.keys, {
+      flushIntervalMs: given.flushInterval ?? DEFAULTS.worker.timingHistoryFlush,
+      retention: {
+        minutesKeptMs: given.minutesKept ?? DEFAULT_HISTORY_RETENTION.minutesKeptMs,
+        hoursKeptMs: given.hoursKept ?? DEFAULT_HISTORY_RETENTION.hoursKeptMs,
+      },
+      onError: (error) => this.emitError(error),
+    });
   }
 
   private makeStalledChecker(): StalledChecker {

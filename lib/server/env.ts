@@ -4,6 +4,7 @@
  * environment, so a missing secret must fail the first request, not the build.
  */
 import { z } from 'zod';
+import { booleanField } from '../../config/fields';
 import {
   checkRedisSettings,
   REDIS_SETTING_NAMES,
@@ -63,6 +64,7 @@ const schema = z
     OXMQ_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
     OXMQ_USERS: z.string().trim().min(1).optional(),
     OXMQ_READ_ONLY: booleanFlag,
+    OXMQ_HISTORY_SAMPLER: booleanField(true),
     // Extra key names to redact, added to the defaults (lib/server/redact.ts).
     OXMQ_REDACT_KEYS: z
       .string()
@@ -122,6 +124,7 @@ export const CONSOLE_ENV_KEYS = [
   'OXMQ_ADMIN_PASSWORD',
   'OXMQ_USERS',
   'OXMQ_READ_ONLY',
+  'OXMQ_HISTORY_SAMPLER',
   'OXMQ_REDACT_KEYS',
   'OXMQ_METRICS_TOKEN',
   'OXMQ_METRICS_CACHE_MS',

@@ -6,7 +6,13 @@
  * session revocation records, and the dedicated live-events connection. Nothing else in app/ touches Redis.
  */
 import 'server-only';
-import { createAdmin, type Admin, type AuditKind, type AuditRecord } from 'oxmq/admin';
+import {
+  BacklogSampler,
+  createAdmin,
+  type Admin,
+  type AuditKind,
+  type AuditRecord,
+} from 'oxmq/admin';
 import { openRedis, type RedisClient } from '../../config/redis-connection';
 import { consoleRedisTarget, getEnv } from './env';
 import { redactionRules } from './redact';
@@ -22,6 +28,7 @@ const holder = globalThis as typeof globalThis & {
   __oxmqConsoleRedis?: RedisClient;
   __oxmqConsoleAdmin?: Admin;
   __oxmqSessionRevocations?: SessionRevocations;
+  __oxmqBacklogSampler?: BacklogSampler;
 };
 
 /** A server, a Sentinel group's master or a Cluster (REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES). */
@@ -65,6 +72,26 @@ export async function pingRedis(): Promise<boolean> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Offers to sample the backlog history of the console's prefixes each minute (one process among
+ * the consoles and runners does it, by lease: engine/admin/backlog-sampler.ts). Started once at
+ * server start (instrumentation.ts) unless OXMQ_HISTORY_SAMPLER is false.
+ */
+export function startBacklogSampler(): void {
+  if (holder.__oxmqBacklogSampler || !getEnv().OXMQ_HISTORY_SAMPLER) return;
+  let failing = false;
+  holder.__oxmqBacklogSampler = new BacklogSampler(redis(), {
+    prefixes: getEnv().OXMQ_PREFIXES,
+    onSampled: () => (failing = false),
+    onError: (error) => {
+      if (failing) return;
+      failing = true;
+      console.error(`OxMQ console: backlog history sampling failed (retrying): ${String(error)}`);
+    },
+  });
+  holder.__oxmqBacklogSampler.start();
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -128,6 +128,7 @@ export async function jobKeys(client: Redis, name: string): Promise<string[]> {
       !queueOwn.has(key) &&
       !key.startsWith('de:') &&
       !key.startsWith('dn:') &&
+      !key.startsWith('oxmq:history') &&
       !/^repeat:[^:]+$/.test(key),
   );
 }

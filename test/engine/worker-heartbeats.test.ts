@@ -102,7 +102,7 @@ describe('worker heartbeats', () => {
     await recordOf(redis, name, (r) => r.completed === 1 && r.active === 0);
     await worker.close();
     expect(await listWorkerHeartbeats(redis, 'bull', name)).toEqual({ workers: [], total: 0 });
-    expect(await redis.keys(`bull:${name}:oxmq:*`)).toEqual([]);
+    expect(await redis.keys(`bull:${name}:oxmq:worker*`)).toEqual([]);
   });
 
   it('a BatchWorker beats too; heartbeatInterval 0 turns heartbeats off', async () => {
@@ -126,7 +126,7 @@ describe('worker heartbeats', () => {
     const done = new Promise((resolve) => silent.once('completed', resolve));
     await queue.add('y', {});
     await done;
-    expect(await redis.keys(`bull:${name}:oxmq:*`)).toEqual([]);
+    expect(await redis.keys(`bull:${name}:oxmq:worker*`)).toEqual([]);
     expect(
       () => new Worker(name, async () => 1, { ...connection(), heartbeatInterval: -1 }),
     ).toThrow(ValidationError);

@@ -103,7 +103,8 @@ const QUEUE_SUFFIXES = new Set([
   'priority',
   'delay',
 ]);
-const QUEUE_SUFFIX_PREFIXES = ['de:', 'dn:', 'metrics:'];
+// `oxmq:history`: the queue's timing and backlog history (docs/redis-keys.md), not a job's.
+const QUEUE_SUFFIX_PREFIXES = ['de:', 'dn:', 'metrics:', 'oxmq:history'];
 
 /**
  * Keys that belong to jobs (hash, :logs, :lock, :dependencies, ...), i.e. every queue key that is

@@ -330,7 +330,13 @@ describe('obliterate/drain/clean leave no job keys', () => {
         expect(await jobKeys(redis, name)).toEqual(before);
 
         await queue.obliterate({ force: true });
-        expect(await queueKeys(redis, name)).toEqual([]);
+        const left = await queueKeys(redis, name);
+        if (actor === 'bullmq') {
+          // bullmq does not know OxMQ's history hashes: they stay until they expire.
+          expect(left.filter((key) => !key.startsWith(`bull:${name}:oxmq:history`))).toEqual([]);
+        } else {
+          expect(left).toEqual([]);
+        }
         expect(await oracle.removeOrphanedJobs()).toBe(0);
       } finally {
         active.release.open();
