@@ -91,7 +91,7 @@ async function runScenario(
       // batch: OxMQ runs a BatchWorker; bullmq, which has none, its Worker at `concurrency`.
       kind === 'batch' && config.lib === 'oxmq'
         ? { concurrency: params.batchConcurrency, batchSize: params.batchSize }
-        : { concurrency: params.concurrency },
+        : { concurrency: params.concurrency, timingHistory: params.timingHistory },
     );
     worker.onError((error) => console.error(`${config.lib} worker error:`, error.message));
     worker.onCompleted(() => {

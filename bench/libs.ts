@@ -61,8 +61,11 @@ export interface BenchLib {
   worker(
     name: string,
     processor: (job: BenchJob) => Promise<void>,
-    /** batchSize (OxMQ only): a BatchWorker taking that many jobs per batch, `concurrency` batches at once. */
-    opts: { concurrency: number; batchSize?: number },
+    /**
+     * batchSize (OxMQ only): a BatchWorker taking that many jobs per batch, `concurrency` batches
+     * at once. timingHistory (OxMQ only): false turns the worker's timing history off.
+     */
+    opts: { concurrency: number; batchSize?: number; timingHistory?: boolean },
   ): BenchWorker;
 }
 
@@ -104,7 +107,12 @@ export function oxmq(connection: ConnectionOptions): BenchLib {
         timestamp: job.timestamp,
         processedOn: job.processedOn,
       });
-      const options = { connection, concurrency: opts.concurrency, autorun: false };
+      const options = {
+        connection,
+        concurrency: opts.concurrency,
+        autorun: false,
+        ...(opts.timingHistory === false && { timingHistory: false }),
+      };
       const worker = opts.batchSize
         ? new BatchWorker(
             name,

@@ -41,6 +41,8 @@ export interface ScenarioParams {
   flowShape: readonly number[];
   /** Both libraries trace every job through a real OpenTelemetry SDK (bench/tracing.ts). */
   tracing: boolean;
+  /** OxMQ workers keep their timing history (docs/metrics.md; on by default, as in a service). */
+  timingHistory: boolean;
 }
 
 export interface Scenario {
@@ -69,6 +71,7 @@ export const DEFAULT_PARAMS: ScenarioParams = {
   flows: 0,
   flowShape: FLOW_SHAPE,
   tracing: false,
+  timingHistory: true,
 };
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -112,6 +115,14 @@ export const SCENARIOS: readonly Scenario[] = [
     full: { jobs: 30_000, concurrency: 100 },
     quick: { jobs: 6_000, concurrency: 100 },
     warmup: { jobs: 2_000, concurrency: 100 },
+  },
+  {
+    name: 'worker-c100-no-history',
+    what: "as worker-c100 with OxMQ's timing history off (timingHistory: false): its cost, by the ratio to worker-c100",
+    kind: 'worker',
+    full: { jobs: 30_000, concurrency: 100, timingHistory: false },
+    quick: { jobs: 6_000, concurrency: 100, timingHistory: false },
+    warmup: { jobs: 2_000, concurrency: 100, timingHistory: false },
   },
   {
     name: 'worker-c100-traced',
