@@ -1,6 +1,7 @@
 /**
- * Writes grafana/dashboards/*.json and grafana/alerts/oxmq-alerts.yml from the sources in
- * grafana/src (the committed files are what users import or provision):
+ * Writes grafana/dashboards/*.json, grafana/alerts/oxmq-alerts.yml and
+ * grafana/provisioning/alerting/oxmq-alerts.yaml from the sources in grafana/src (the committed
+ * files are what users import or provision):
  * `node --import tsx grafana/build.ts`. Refuses to write a
  * dashboard that reads a metric docs/metrics.md does not list, and removes dashboard files no
  * source produces any more. test/observability/dashboards.test.ts fails when the committed
@@ -10,6 +11,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'nod
 import path from 'node:path';
 import { ALERT_RULES, renderAlertRules } from './src/alerts';
 import { allPanelExpressions, variableQueries } from './src/index';
+import { renderGrafanaAlertProvisioning } from './src/grafana-alerts';
 import { checkExpression } from './src/metric-check';
 import { parseMetricsContract } from './src/metrics-contract';
 import { renderDashboardFiles } from './src/render';
@@ -50,6 +52,10 @@ async function main(): Promise<void> {
   const alertsFile = path.join(alertsDir, 'oxmq-alerts.yml');
   writeFileSync(alertsFile, await renderAlertRules(alertsFile));
   process.stdout.write(`wrote ${path.join('grafana', 'alerts', 'oxmq-alerts.yml')}\n`);
+  const provisioningFile = path.resolve(__dirname, 'provisioning', 'alerting', 'oxmq-alerts.yaml');
+  mkdirSync(path.dirname(provisioningFile), { recursive: true });
+  writeFileSync(provisioningFile, await renderGrafanaAlertProvisioning(provisioningFile));
+  process.stdout.write(`wrote ${path.relative(path.resolve(__dirname, '..'), provisioningFile)}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -104,6 +104,28 @@ const OTHER_DASHBOARDS: cog.Builder<dashboard.DashboardLink> = {
   }),
 };
 
+/**
+ * Grafana's alert rule list, filtered to OxMQ's rules: the Grafana-managed copies provisioned
+ * from grafana/provisioning/alerting and, when Grafana shows its Prometheus's rules, the ones
+ * Prometheus loads from grafana/alerts. All are named `Oxmq…` (grafana/src/alerts.ts). The
+ * runbooks are not on a server Grafana knows, so the tooltip names the file.
+ */
+export const ALERTS_LINK_URL = '/alerting/list?search=rule:Oxmq';
+const ALERTS: cog.Builder<dashboard.DashboardLink> = {
+  build: () => ({
+    title: 'OxMQ alerts',
+    type: dashboard.DashboardLinkType.Link,
+    icon: 'bolt',
+    tooltip: 'OxMQ alert rules and their state; each has a runbook section in docs/alerts.md',
+    url: ALERTS_LINK_URL,
+    tags: [],
+    asDropdown: false,
+    targetBlank: false,
+    includeVars: false,
+    keepTime: false,
+  }),
+};
+
 /** Green below the first step; used by the "is anything wrong" stats. */
 export function redFrom(value: number): dashboard.Threshold[] {
   return [
@@ -140,7 +162,8 @@ export class DashboardPlan {
           .hide(true)
           .iconColor('rgba(0, 211, 255, 1)'),
       )
-      .link(OTHER_DASHBOARDS);
+      .link(OTHER_DASHBOARDS)
+      .link(ALERTS);
   }
 
   row(title: string): this {
