@@ -166,10 +166,13 @@ describe('getFlowGraph', () => {
     const running = await until(async () => {
       const graph = await read();
       const nodes = byId(graph);
+      // The graph is read level by level, not as one snapshot: wait for a read in which the
+      // root's counts have caught up with its children's states too.
       return nodes.c?.state === 'active' &&
         nodes.a?.state === 'completed' &&
         nodes.d?.state === 'failed' &&
-        nodes.sub?.state === 'waiting'
+        nodes.sub?.state === 'waiting' &&
+        nodes.root?.childCount?.processed === 1
         ? nodes
         : undefined;
     });
