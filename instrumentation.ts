@@ -4,10 +4,15 @@
  * reads those variables itself; the engine embedded in the route handlers then traces through
  * the global API. The Edge runtime has no Node SDK: only the Node.js runtime starts it, and the
  * SDK is imported dynamically so no other runtime bundles it.
+ *
+ * It also starts the notifier (lib/server/notify/console-notifier.ts) when webhooks are
+ * configured: queue problems sent as they start and clear, by one console at a time.
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
   const { startConsoleTracing } = await import('./lib/server/tracing');
   // The Next entry point hands the environment over, as a process's main does.
   startConsoleTracing(process.env);
+  const { startConsoleNotifier } = await import('./lib/server/notify/console-notifier');
+  startConsoleNotifier();
 }
