@@ -3,8 +3,11 @@
  * variables ask for traces (config/otel-env.ts), it starts the OpenTelemetry Node SDK, which
  * reads those variables itself; the engine embedded in the route handlers then traces through
  * the global API. The Edge runtime has no Node SDK: only the Node.js runtime starts it, and the
- * SDK is imported dynamically so no other runtime bundles it. It also starts the console's share
- * of the backlog history sampling (lib/server/oxmq.ts).
+ * SDK is imported dynamically so no other runtime bundles it.
+ *
+ * It also starts the console's share of the backlog history sampling (lib/server/oxmq.ts) and
+ * the notifier (lib/server/notify/console-notifier.ts) when webhooks are configured: queue
+ * problems sent as they start and clear, by one console at a time.
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
@@ -18,4 +21,6 @@ export async function register(): Promise<void> {
     // A bad setting fails every request with its reason; the server itself still starts.
     console.error(`OxMQ console: backlog history sampling not started: ${String(error)}`);
   }
+  const { startConsoleNotifier } = await import('./lib/server/notify/console-notifier');
+  startConsoleNotifier();
 }

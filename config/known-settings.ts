@@ -265,6 +265,43 @@ export const KNOWN_SETTINGS: readonly KnownSetting[] = [
     readBy: ['console', 'launcher'],
   },
   {
+    name: 'OXMQ_NOTIFY_WEBHOOKS',
+    default: '– (no notifications)',
+    doc: 'Webhooks the console sends queue problems to as they start and clear: a JSON array of `{"url", "format": "json" or "slack", "name"?}` (docs/observability.md, Notifications).',
+    readBy: ['console', 'launcher'],
+    secret: true,
+  },
+  {
+    name: 'OXMQ_NOTIFY_INTERVAL_MS',
+    default: '`30000`',
+    doc: 'How often the console that holds the notifier lease looks for problems that started or cleared (100 to 3600000).',
+    readBy: ['console', 'launcher'],
+  },
+  {
+    name: 'OXMQ_NOTIFY_PAUSED_SECONDS',
+    default: '`1800`',
+    doc: 'A queue paused this many seconds is notified as paused too long (a pause alone is not notified).',
+    readBy: ['console', 'launcher'],
+  },
+  {
+    name: 'OXMQ_NOTIFY_MAX_ATTEMPTS',
+    default: '`5`',
+    doc: 'Attempts per notification and webhook, the first included (1 to 20); a delivery that fails them all is audited.',
+    readBy: ['console', 'launcher'],
+  },
+  {
+    name: 'OXMQ_NOTIFY_RETRY_MS',
+    default: '`1000`',
+    doc: 'Wait before a failed notification is sent again; doubled at each further attempt (at most 5 minutes).',
+    readBy: ['console', 'launcher'],
+  },
+  {
+    name: 'OXMQ_NOTIFY_TIMEOUT_MS',
+    default: '`5000`',
+    doc: 'How long one webhook request may take before it counts as failed (100 to 60000).',
+    readBy: ['console', 'launcher'],
+  },
+  {
     name: 'NEXTAUTH_SECRET',
     default: 'required (the launcher generates one)',
     doc: 'Signs console session cookies; 16+ characters (`openssl rand -base64 32`).',

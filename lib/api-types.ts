@@ -141,3 +141,10 @@ export type {
   SchedulerRow,
 } from './http/schedulers';
 export type { GroupInfo, GroupJobs, GroupPage } from './http/groups';
+
+// ---- notifications of queue problems to webhooks ----
+export type {
+  NotificationsStatus,
+  QueueNotifications,
+  TestNotificationResponse,
+} from './http/notifications';

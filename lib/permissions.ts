@@ -38,6 +38,8 @@ export const ACTION_PERMISSIONS = {
   'group.rate-limit': { role: 'operator', does: "Set a group's rate limit" },
   'worker.quiet': { role: 'operator', does: 'Quiet a worker (it takes no new jobs)' },
   'worker.resume': { role: 'operator', does: 'Resume a quieted worker' },
+  'queue.notify.mute': { role: 'operator', does: "Mute a queue's notifications" },
+  'queue.notify.unmute': { role: 'operator', does: "Unmute a queue's notifications" },
   'job.remove': { role: 'admin', does: 'Remove a job' },
   'job.data': { role: 'admin', does: "Edit a job's data" },
   'scheduler.remove': { role: 'admin', does: 'Remove a job scheduler' },
@@ -46,6 +48,7 @@ export const ACTION_PERMISSIONS = {
   'queue.obliterate': { role: 'admin', does: 'Obliterate a queue (typed confirmation)' },
   'queue.integrity.repair': { role: 'admin', does: 'Run safe integrity repairs' },
   'user.sign-out-everywhere': { role: 'admin', does: "End every one of a user's sessions" },
+  'notify.test': { role: 'admin', does: 'Send a test notification to every webhook' },
 } as const satisfies Record<string, Permission>;
 
 export type ActionName = keyof typeof ACTION_PERMISSIONS;
@@ -64,6 +67,7 @@ export const BULK_ACTION_PERMISSIONS = {
 /** Reads that need more than `viewer`, named by what they show. */
 export const READ_PERMISSIONS = {
   'audit log': { role: 'operator', does: 'Read the audit log' },
+  notifications: { role: 'operator', does: 'See the notification settings and muted queues' },
   'integrity check': { role: 'admin', does: "Check a queue's integrity (a full walk)" },
   users: { role: 'admin', does: 'See the configured users' },
 } as const satisfies Record<string, Permission>;

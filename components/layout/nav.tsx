@@ -14,6 +14,7 @@ const LINKS = [
   { href: '/workers', label: 'Workers', role: 'viewer' },
   { href: '/metrics', label: 'Metrics', role: 'viewer' },
   { href: '/audit', label: 'Audit log', role: 'operator' },
+  { href: '/notifications', label: 'Notifications', role: 'operator' },
   { href: '/users', label: 'Users', role: 'admin' },
 ] as const;
 

@@ -7,6 +7,7 @@ import type { QueueCountState } from '@/lib/api-types';
 import { grafanaQueueHref } from '@/lib/links';
 import { IntegrityLink } from '../integrity/integrity-link';
 import { ExternalLink } from '../layout/external-link';
+import { QueueNotificationsPanel } from '../notifications/queue-notifications';
 import { useConsoleLinks } from '../session/session-context';
 import { DiagnosisPanel } from './diagnosis-panel';
 import { FailedJobs } from './failed-jobs';
@@ -76,6 +77,7 @@ export function QueuePage({ prefix, name }: { prefix: string; name: string }) {
         <DiagnosisPanel prefix={prefix} name={name} />
         <QueueActions prefix={prefix} name={name} paused={data?.paused ?? false} />
         <LimitsPanel prefix={prefix} name={name} />
+        <QueueNotificationsPanel prefix={prefix} name={name} />
       </div>
       <LiveWorkersPanel prefix={prefix} name={name} />
       <SchedulersPanel prefix={prefix} name={name} />

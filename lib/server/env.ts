@@ -12,6 +12,7 @@ import {
   redisTarget,
   type RedisTarget,
 } from '../../config/redis-settings';
+import { webhooksSetting } from './notify/webhooks';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
@@ -98,6 +99,13 @@ const schema = z
       .refine((url) => url.includes('{traceId}'), 'must contain {traceId} where the trace id goes')
       .optional(),
     OXMQ_GRAFANA_URL: httpUrl.optional(),
+    // Notifications of queue problems to webhooks (lib/server/notify/, docs/observability.md).
+    OXMQ_NOTIFY_WEBHOOKS: webhooksSetting,
+    OXMQ_NOTIFY_INTERVAL_MS: wholeNumber(100, 3_600_000, 30_000, 'ms'),
+    OXMQ_NOTIFY_PAUSED_SECONDS: wholeNumber(1, 604_800, 1_800, 'seconds'),
+    OXMQ_NOTIFY_MAX_ATTEMPTS: wholeNumber(1, 20, 5, 'attempts'),
+    OXMQ_NOTIFY_RETRY_MS: wholeNumber(10, 600_000, 1_000, 'ms'),
+    OXMQ_NOTIFY_TIMEOUT_MS: wholeNumber(100, 60_000, 5_000, 'ms'),
     NEXTAUTH_SECRET: z
       .string({ error: 'is required: signs the session cookies (openssl rand -base64 32)' })
       .min(16, 'must be at least 16 characters (openssl rand -base64 32)'),
@@ -135,6 +143,12 @@ export const CONSOLE_ENV_KEYS = [
   'OXMQ_SESSION_ABSOLUTE_HOURS',
   'OXMQ_TRACE_URL',
   'OXMQ_GRAFANA_URL',
+  'OXMQ_NOTIFY_WEBHOOKS',
+  'OXMQ_NOTIFY_INTERVAL_MS',
+  'OXMQ_NOTIFY_PAUSED_SECONDS',
+  'OXMQ_NOTIFY_MAX_ATTEMPTS',
+  'OXMQ_NOTIFY_RETRY_MS',
+  'OXMQ_NOTIFY_TIMEOUT_MS',
   'NEXTAUTH_SECRET',
   'NEXTAUTH_URL',
 ] as const;

@@ -336,6 +336,12 @@ const ROUTES: Record<string, string> = {
   'queues/[prefix]/[name]/workers/route.ts': 'worker heartbeats: hosts, counts, job ids',
   'queues/[prefix]/[name]/workers/[workerId]/quiet/route.ts': 'ok',
   'queues/[prefix]/[name]/workers/[workerId]/resume/route.ts': 'ok',
+  // Notifications: webhook labels (never URLs), mutes, delivery outcomes.
+  'notifications/route.ts': 'webhook labels and formats, lease holders, muted queues',
+  'notifications/test/route.ts': 'per webhook: its label, an HTTP status or an error code',
+  'queues/[prefix]/[name]/notifications/route.ts': 'whether muted, by whom, when',
+  'queues/[prefix]/[name]/notifications/mute/route.ts': 'whether muted, by whom, when',
+  'queues/[prefix]/[name]/notifications/unmute/route.ts': 'whether muted, by whom, when',
 };
 
 function routeFiles(dir: string, prefix = ''): string[] {

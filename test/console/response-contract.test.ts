@@ -46,6 +46,7 @@ import {
   queueListResponseSchema,
   queueOverviewSchema,
 } from '../../lib/http/queue-overview';
+import { notificationsStatusSchema, queueNotificationsSchema } from '../../lib/http/notifications';
 import { schedulerActionResponseSchema, schedulerPageSchema } from '../../lib/http/schedulers';
 import { healthResponseSchema } from '../../lib/http/session';
 import {
@@ -269,6 +270,19 @@ describe('response contract', () => {
     await get('/api/audit?kind=refused', auditListResponseSchema);
     // Drained last: it empties the queue the other cases read.
     await post(`${base}/drain`, { confirm: name, delayed: true }, queueOkResponseSchema);
+  });
+
+  it("notifications: the status, a queue's mute, mute and unmute", async () => {
+    const status = await get('/api/notifications', notificationsStatusSchema);
+    // The shared console has no webhook: notifications are off, mutes still work.
+    expect(status.enabled).toBe(false);
+    const muted = await post(`${base}/notifications/mute`, {}, queueNotificationsSchema);
+    expect(muted.muted?.by).toBe(ADMIN.username);
+    const listed = await get('/api/notifications', notificationsStatusSchema);
+    expect(listed.muted.some((mute) => mute.queue === name)).toBe(true);
+    await get(`${base}/notifications`, queueNotificationsSchema);
+    const unmuted = await post(`${base}/notifications/unmute`, {}, queueNotificationsSchema);
+    expect(unmuted.muted).toBeNull();
   });
 
   it('live events', async () => {
