@@ -1,12 +1,13 @@
 /**
  * The overview's sparklines from the timing history (docs/metrics.md, "Timing history"): each
- * queue's completed and failed jobs per minute over the last hour, the minute under way last.
+ * queue's completed, failed and retried jobs per minute over the last hour, the minute under
+ * way last.
  *
  * getQueueHistory answers the same counts, but reads whole hashes (HGETALL): an hour of minutes
  * holds every job name's outcomes and duration buckets, tens of thousands of fields on a busy
  * queue, which an overview polling a hundred queues every few seconds cannot afford. This read
  * asks for the queue-wide outcome fields only: one pipeline per queue of one HMGET per hash the
- * hour touches (two at most), 120 fields in all.
+ * hour touches (two at most), 180 fields in all.
  */
 import type { RedisClient } from '../connection';
 import { historyField, historyKey, MINUTE_MS, SERIES } from '../history/history-keys';
@@ -19,6 +20,8 @@ export interface QueueSparkline extends QueueRef {
   completed: number[];
   /** Jobs failed for good per minute, likewise. */
   failed: number[];
+  /** Failed attempts that were retried, per minute. */
+  retried: number[];
   /** Whether any worker wrote an outcome in the hour. */
   recorded: boolean;
 }
@@ -30,9 +33,14 @@ export interface HistorySparklines {
   queues: QueueSparkline[];
 }
 
-const SERIES_READ = [SERIES.completed, SERIES.failed] as const;
+type Outcome = 'completed' | 'failed' | 'retried';
+const SERIES_READ: readonly [Outcome, string][] = [
+  ['completed', SERIES.completed],
+  ['failed', SERIES.failed],
+  ['retried', SERIES.retried],
+];
 
-/** The last hour of completed and failed per minute of each queue, one pipeline per queue. */
+/** The last hour of outcomes per minute of each queue, one pipeline per queue. */
 export async function getHistorySparklines(
   client: RedisClient,
   queues: readonly QueueRef[],
@@ -54,13 +62,13 @@ async function readSparkline(
 ): Promise<QueueSparkline> {
   const keys = new QueueKeys(queue.prefix, queue.name);
   // Fields grouped by the hash (hour) holding them, in minute order.
-  const perHash = new Map<string, { index: number; series: string; field: string }[]>();
+  const perHash = new Map<string, { index: number; outcome: Outcome; field: string }[]>();
   for (let index = 0; index < count; index++) {
     const slot = from + index * MINUTE_MS;
     const key = historyKey(keys, 'minute', slot);
     const fields = perHash.get(key) ?? [];
-    for (const series of SERIES_READ) {
-      fields.push({ index, series, field: historyField(slot, series, '') });
+    for (const [outcome, series] of SERIES_READ) {
+      fields.push({ index, outcome, field: historyField(slot, series, '') });
     }
     perHash.set(key, fields);
   }
@@ -69,21 +77,22 @@ async function readSparkline(
   for (const [key, fields] of perHash) pipeline.hmget(key, ...fields.map((f) => f.field));
   const replies = (await pipeline.exec()) ?? [];
 
-  const completed = new Array<number>(count).fill(0);
-  const failed = new Array<number>(count).fill(0);
+  const counts: Record<Outcome, number[]> = {
+    completed: new Array<number>(count).fill(0),
+    failed: new Array<number>(count).fill(0),
+    retried: new Array<number>(count).fill(0),
+  };
   let recorded = false;
   [...perHash.values()].forEach((fields, at) => {
     const [error, values] = replies[at] ?? [null, []];
     if (error) throw error;
-    fields.forEach(({ index, series }, i) => {
+    fields.forEach(({ index, outcome }, i) => {
       const text = (values as (string | null)[])[i];
       if (text === null || text === undefined) return;
       recorded = true;
       const value = Number(text);
-      if (!Number.isFinite(value)) return;
-      if (series === SERIES.completed) completed[index] = value;
-      else failed[index] = value;
+      if (Number.isFinite(value)) counts[outcome][index] = value;
     });
   });
-  return { prefix: queue.prefix, name: queue.name, completed, failed, recorded };
+  return { prefix: queue.prefix, name: queue.name, ...counts, recorded };
 }

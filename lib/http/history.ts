@@ -92,6 +92,7 @@ export const queueSparklineSchema = z.strictObject({
   name: z.string(),
   completed: z.array(z.number()),
   failed: z.array(z.number()),
+  retried: z.array(z.number()),
   recorded: z.boolean(),
 });
 export type QueueSparkline = z.infer<typeof queueSparklineSchema>;

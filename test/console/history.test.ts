@@ -4,7 +4,7 @@
  * option, no Prometheus) run known jobs and are closed, then GET …/history answers their
  * outcomes, wait and run percentiles within one bucket of what the jobs themselves say, per job
  * name too; GET /api/metrics/history sums the queues, GET /api/metrics/sparklines gives the same
- * counts per minute, and the backlog sampled by the console at its start is there.
+ * outcomes per minute, and the backlog sampled by the console at its start is there.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -255,7 +255,7 @@ describe('GET /api/metrics/sparklines', () => {
     const [alpha, gamma, beta] = body.queues;
     expect(alpha!.completed).toHaveLength(60);
     expect([sum(alpha!.completed), sum(alpha!.failed), alpha!.recorded]).toEqual([24, 4, true]);
-    expect([sum(beta!.completed), sum(beta!.failed)]).toEqual([4, 0]);
+    expect([sum(beta!.completed), sum(beta!.failed), sum(beta!.retried)]).toEqual([4, 0, 3]);
     expect(gamma).toMatchObject({ recorded: false });
     expect(sum(gamma!.completed) + sum(gamma!.failed)).toBe(0);
     // Minute by minute as the history route has them (same window unless a minute turned).
