@@ -64,12 +64,19 @@ export const queryKeys = {
   },
   metrics: {
     all: ['metrics'] as const,
-    list: (minutes: number, page: number, pageSize: number) =>
-      ['metrics', 'list', { minutes, page, pageSize }] as const,
     queue: (prefix: string, name: string, minutes: number) =>
       ['metrics', 'queue', prefix, name, { minutes }] as const,
-    total: (minutes: number, page: number, pageSize: number) =>
-      ['metrics', 'total', { minutes, page, pageSize }] as const,
+    sparklines: (queues: string) => ['metrics', 'sparklines', queues] as const,
+  },
+  // The timing history: not under metrics.all, so live events do not refetch whole ranges on
+  // every finished job; each chart polls at a pace of its range (history-format.ts). The
+  // overview's sparklines (a few fields per queue) are under metrics.all.
+  history: {
+    all: ['history'] as const,
+    queue: (prefix: string, name: string, range: string, job: string | null) =>
+      ['history', 'queue', prefix, name, { range, job }] as const,
+    across: (range: string, job: string | null, page: number) =>
+      ['history', 'across', { range, job, page }] as const,
   },
   audit: {
     all: ['audit'] as const,

@@ -2,7 +2,7 @@
  * Live updates, workers and metrics in Chromium against `next start`, a real Redis and real
  * OxMQ workers: the overview's counts change without a reload when a job is added (polling is
  * set to "off", so only the event stream can bring the change), the workers page shows the
- * worker by name, and the metrics page charts a queue whose worker records metrics.
+ * worker by name, and the metrics pages chart a queue's history and its worker's metrics.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -118,30 +118,35 @@ describe('live pages in Chromium', () => {
     await signIn(page, baseUrl, VIEWER);
     await nav(page).getByRole('link', { name: 'Metrics', exact: true }).click();
     await page.getByRole('heading', { name: 'Metrics', level: 1 }).waitFor();
-    const section = page.locator(`section[data-queue="${metricsName}"]`);
-    await section.getByTestId('throughput-chart').locator('svg.recharts-surface').first().waitFor();
-    await section
-      .getByText(/2 completed · 1 failed/)
-      .first()
-      .waitFor();
-    await page
-      .locator(`section[data-queue="${liveName}"]`)
-      .getByText(/metrics are recorded only by workers started with the metrics option/)
-      .waitFor();
+    await page.getByTestId('history-coverage').waitFor();
     await screenshot(page, 'metrics.png');
 
-    await section.getByRole('link', { name: `Details of ${metricsName}` }).click();
+    // The queue's page: the history its OxMQ worker keeps (flushed every 5 s while it runs)...
+    await page.goto(`${baseUrl}/metrics/bull/${metricsName}`);
     await page.getByRole('heading', { name: new RegExp(`Metrics of .*${metricsName}`) }).waitFor();
-    // Every job finished in one minute: drawn as dots, a line needs two points (hollow ones of
-    // their own while that minute is under way, the lines' once it is over).
+    await page
+      .getByTestId('history-throughput-summary')
+      .getByText(/2 completed · 1 failed · 0 retried/)
+      .waitFor();
+    // ... and bullmq's per-minute lists, which its metrics option writes. Every job finished in
+    // one minute: drawn as dots, a line needs two points (hollow ones of their own while that
+    // minute is under way, the lines' once it is over).
     await page
       .getByTestId('throughput-chart')
       .locator('.recharts-line-dots circle')
       .first()
       .waitFor({ state: 'attached' });
-    await page.getByLabel('Window').selectOption('360');
+    await page.getByRole('group', { name: 'Range' }).getByRole('button', { name: '6 h' }).click();
     await page.getByText(/Last 6 h:/).waitFor();
+    await page.getByText(/Last 6 h, 5 min points: 2 completed/).waitFor();
     await screenshot(page, 'metrics-queue.png');
+
+    // A queue no worker served says what records the history.
+    await page.goto(`${baseUrl}/metrics/bull/${liveName}`);
+    await page
+      .getByText(/OxMQ workers record timing history as they process jobs/)
+      .first()
+      .waitFor();
     await context.close();
   });
 });

@@ -111,6 +111,17 @@ export type {
   QueueMetricsResponse,
   TotalThroughputResponse,
 } from './http/metrics';
+export type {
+  HistoryAcrossResponse,
+  HistoryNameSummary,
+  HistoryPoint,
+  HistoryRangeName,
+  HistorySparklinesResponse,
+  QueueHistory,
+  QueueHistoryResponse,
+  QueueSparkline,
+  TimingSummary,
+} from './http/history';
 export type { LiveEvent, LiveEventBatch, LiveEventsMessage } from './http/live-events';
 
 // ---- job page and flows page ----

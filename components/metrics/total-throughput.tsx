@@ -1,69 +1,60 @@
 'use client';
 /**
- * The overview's total throughput: completed and failed jobs per minute summed over the queues
- * the overview lists (its page), drawn by the metrics pages' chart. Queues without metrics add
- * nothing; the caption says how many queues the sum covers, and a note says when none does.
+ * The overview's total throughput: completed, failed and retried jobs per minute over the last
+ * hour, summed over the queues the overview lists, from the same history reads as their
+ * sparklines (GET /api/metrics/sparklines: no read of its own). Queues without history add
+ * nothing; the summary says how many queues the sum covers, and a note says when none does.
  */
-import { useQuery } from '@tanstack/react-query';
-import type { TotalThroughputResponse } from '@/lib/api-types';
+import type { HistorySparklinesResponse } from '@/lib/api-types';
 import { formatCount } from '@/lib/format-number';
-import { getJson } from '../api-client';
-import { queryKeys } from '../query-keys';
-import { usePollingInterval } from '../settings/polling';
-import { NO_METRICS_TEXT, ThroughputChart } from './throughput-chart';
-
-const MINUTES = 60;
-
-function useTotalThroughput(page: number, pageSize: number) {
-  const refetchInterval = usePollingInterval();
-  return useQuery({
-    queryKey: queryKeys.metrics.total(MINUTES, page, pageSize),
-    queryFn: ({ signal }) =>
-      getJson<TotalThroughputResponse>(
-        `/api/metrics/total?minutes=${MINUTES}&page=${page}&pageSize=${pageSize}`,
-        signal,
-      ),
-    refetchInterval,
-  });
-}
+import { NO_OUTCOMES_TEXT, ThroughputFigure } from './history-charts';
+import { summedHistory } from './history-rows';
 
 export function TotalThroughput({
-  page = 1,
-  pageSize = 100,
+  sparklines,
+  error,
 }: {
-  page?: number;
-  pageSize?: number;
+  sparklines: HistorySparklinesResponse | undefined;
+  error: Error | null;
 }) {
-  const { data, error } = useTotalThroughput(page, pageSize);
-  return (
-    <section className="card total-throughput" aria-labelledby="total-throughput-heading">
-      <div className="card-head">
-        <h2 id="total-throughput-heading">Throughput, all listed queues</h2>
-      </div>
-      {error ? (
+  if (error) {
+    return (
+      <section className="card total-throughput" aria-label="Throughput, all listed queues">
         <p role="alert" className="notice error">
           Could not load throughput: {error.message}
         </p>
-      ) : !data ? (
+      </section>
+    );
+  }
+  if (!sparklines) {
+    return (
+      <section className="card total-throughput" aria-label="Throughput, all listed queues">
         <p aria-live="polite">Loading throughput…</p>
-      ) : data.queuesWithMetrics === 0 ? (
+      </section>
+    );
+  }
+  const listed = sparklines.queues.length;
+  const withHistory = sparklines.queues.filter((queue) => queue.recorded).length;
+  if (withHistory === 0) {
+    return (
+      <section className="card total-throughput" aria-label="Throughput, all listed queues">
         <p className="notice" data-testid="total-throughput-none">
-          None of the {formatCount(data.queues)} listed{' '}
-          {data.queues === 1 ? 'queue keeps' : 'queues keep'} metrics. {NO_METRICS_TEXT}
+          No job outcomes in the last hour in the {formatCount(listed)} listed{' '}
+          {listed === 1 ? 'queue' : 'queues'}. {NO_OUTCOMES_TEXT}
         </p>
-      ) : (
-        <>
-          <ThroughputChart
-            metrics={{ prefix: '', name: 'all', completed: data.completed, failed: data.failed }}
-            minutes={data.minutes}
-            height={200}
-          />
-          <p className="muted" data-testid="total-throughput-coverage">
-            Summed over the {formatCount(data.queuesWithMetrics)} of {formatCount(data.queues)}{' '}
-            listed {data.queues === 1 ? 'queue' : 'queues'} that keep metrics.
-          </p>
-        </>
-      )}
-    </section>
+      </section>
+    );
+  }
+  return (
+    <div className="total-throughput">
+      <ThroughputFigure
+        history={summedHistory(sparklines)}
+        height={200}
+        title="Throughput, all listed queues"
+        testId="total-throughput"
+        headingLevel={2}
+        note={`Summed over the ${formatCount(withHistory)} of ${formatCount(listed)} listed ${listed === 1 ? 'queue' : 'queues'} with history in the last hour.`}
+      />
+    </div>
   );
 }

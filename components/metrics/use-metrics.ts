@@ -1,23 +1,10 @@
 'use client';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { MetricsListResponse, QueueMetricsResponse } from '@/lib/api-types';
+import type { QueueMetricsResponse } from '@/lib/api-types';
 import { getJson } from '../api-client';
 import { queryKeys } from '../query-keys';
 import { queuePath } from '../queues/use-queues';
 import { usePollingInterval } from '../settings/polling';
-
-export function useMetricsList(minutes = 60, page = 1, pageSize = 20) {
-  const refetchInterval = usePollingInterval();
-  return useQuery({
-    queryKey: queryKeys.metrics.list(minutes, page, pageSize),
-    queryFn: ({ signal }) =>
-      getJson<MetricsListResponse>(
-        `/api/metrics?minutes=${minutes}&page=${page}&pageSize=${pageSize}`,
-        signal,
-      ),
-    refetchInterval,
-  });
-}
 
 export function useQueueMetrics(prefix: string, name: string, minutes: number) {
   const refetchInterval = usePollingInterval();

@@ -4,6 +4,7 @@ import Link from 'next/link';
 import type { QueueCountState, QueueOverview } from '@/lib/api-types';
 import { useCanMutate } from '../session/session-context';
 import { Sparkline } from './sparkline';
+import type { CardSparklines } from './sparkline-series';
 import { useQueueAction } from './use-queues';
 
 const STATE_LABELS: Record<QueueCountState, string> = {
@@ -16,7 +17,14 @@ const STATE_LABELS: Record<QueueCountState, string> = {
   'waiting-children': 'Waiting children',
 };
 
-export function QueueCard({ queue }: { queue: QueueOverview }) {
+export function QueueCard({
+  queue,
+  sparklines,
+}: {
+  queue: QueueOverview;
+  /** Undefined while the history is loading (sparkline-series.ts). */
+  sparklines: CardSparklines | undefined;
+}) {
   const canOperate = useCanMutate('operator');
   const action = useQueueAction();
   const headingId = `queue-${queue.prefix}-${queue.name}`;
@@ -75,8 +83,8 @@ export function QueueCard({ queue }: { queue: QueueOverview }) {
           {queue.rateLimit &&
             ` · limit ${formatCount(queue.rateLimit.max)}/${formatCount(queue.rateLimit.duration)} ms`}
         </span>
-        <Sparkline label="Completed" series={queue.metrics.completed} color="var(--ok)" />
-        <Sparkline label="Failed" series={queue.metrics.failed} color="var(--danger)" />
+        <Sparkline label="Completed" series={sparklines?.completed} color="var(--ok)" />
+        <Sparkline label="Failed" series={sparklines?.failed} color="var(--danger)" />
       </div>
     </section>
   );

@@ -5,10 +5,12 @@ import { grafanaOverviewHref } from '@/lib/links';
 import { formatCount } from '@/lib/format-number';
 import { ExternalLink } from '../layout/external-link';
 import { TotalThroughput } from '../metrics/total-throughput';
+import { useSparklines } from '../metrics/use-history';
 import { useConsoleLinks } from '../session/session-context';
 import { DiscoveryNotices } from './discovery-notices';
 import { ProblemStrip } from './problem-strip';
 import { QueueCard } from './queue-card';
+import { cardSparklines } from './sparkline-series';
 import {
   applyQueueView,
   parseQueueView,
@@ -22,6 +24,8 @@ import { useQueues } from './use-queues';
 
 export function QueueOverviewList() {
   const { data, error, isPending } = useQueues();
+  // One read for the page of queues listed, whatever the sort or filter shows of it.
+  const sparklines = useSparklines(data?.queues ?? []);
   const dashboard = grafanaOverviewHref(useConsoleLinks().grafanaUrl);
   const fromUrl = parseQueueView(useSearchParams());
   // Local state answers every keystroke at once; the URL follows, so the view can be shared.
@@ -42,6 +46,9 @@ export function QueueOverviewList() {
     );
   }
   const shown = applyQueueView(data.queues, view);
+  const now = Date.now();
+  const lineOf = (queue: { prefix: string; name: string }) =>
+    sparklines.data?.queues.find((one) => one.prefix === queue.prefix && one.name === queue.name);
   return (
     <>
       {dashboard && (
@@ -55,7 +62,7 @@ export function QueueOverviewList() {
       {data.queues.length > 0 && (
         <>
           <ProblemStrip queues={data.queues} />
-          <TotalThroughput />
+          <TotalThroughput sparklines={sparklines.data} error={sparklines.error} />
           <form className="queue-view" role="search" onSubmit={(event) => event.preventDefault()}>
             <label>
               Sort by{' '}
@@ -86,7 +93,16 @@ export function QueueOverviewList() {
           </form>
           <div className="queue-grid">
             {shown.map((queue) => (
-              <QueueCard key={`${queue.prefix}:${queue.name}`} queue={queue} />
+              <QueueCard
+                key={`${queue.prefix}:${queue.name}`}
+                queue={queue}
+                sparklines={cardSparklines(
+                  queue,
+                  lineOf(queue),
+                  sparklines.data !== undefined,
+                  now,
+                )}
+              />
             ))}
           </div>
         </>

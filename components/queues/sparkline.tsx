@@ -1,13 +1,12 @@
 'use client';
 import { formatCount } from '@/lib/format-number';
 import { Line, LineChart, YAxis } from 'recharts';
-import type { QueueMetricsSeries } from '@/lib/api-types';
-import { openMinuteCount, sparklinePoints } from '../metrics/open-minute';
+import type { SparklineSeries } from './sparkline-series';
 
 /**
- * A tiny per-minute chart of finished minutes. The minute under way is left out of the line (a
- * partial count would end it in a drop, open-minute.ts); the caption says how many jobs it has
- * so far, and carries the numbers for screen readers and tests.
+ * A tiny per-minute chart of finished minutes (sparkline-series.ts). The caption says how many
+ * jobs the minute under way has so far and the total, and carries the numbers for screen
+ * readers and tests; without a series yet (loading) it has no line.
  */
 export function Sparkline({
   label,
@@ -15,14 +14,16 @@ export function Sparkline({
   color,
 }: {
   label: string;
-  series: QueueMetricsSeries;
+  series: SparklineSeries | undefined;
   color: string;
 }) {
-  const now = Date.now();
-  const points = sparklinePoints(series, now);
-  const data = points.map((value, index) => ({ index, value }));
+  const data = (series?.points ?? []).map((value, index) => ({ index, value }));
   return (
-    <figure className="sparkline" data-metric={label.toLowerCase()}>
+    <figure
+      className="sparkline"
+      data-metric={label.toLowerCase()}
+      data-source={series?.source ?? 'loading'}
+    >
       <LineChart width={120} height={32} data={data} aria-hidden="true">
         <YAxis hide domain={[0, 'dataMax']} />
         <Line
@@ -35,8 +36,10 @@ export function Sparkline({
         />
       </LineChart>
       <figcaption>
-        {label}: {formatCount(openMinuteCount(series, now))} this minute ·{' '}
-        {formatCount(series.total)} total
+        {label}:{' '}
+        {series
+          ? `${formatCount(series.thisMinute)} this minute · ${formatCount(series.total)} ${series.totalLabel}`
+          : '…'}
       </figcaption>
     </figure>
   );

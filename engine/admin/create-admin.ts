@@ -26,6 +26,8 @@ import { boundIntegrity } from './integrity/repair-bound';
 import { cancelBulkOp, createBulkOp, getBulkOp, runBulkChunk } from './bulk';
 import { diagnoseQueue } from './diagnose';
 import { groupFailedJobs, type ErrorGroupScanOptions } from './error-groups';
+import { getHistoryAcrossQueues, getQueueHistory, type HistoryOptions } from './history';
+import { getHistorySparklines } from './history-sparklines';
 import { findJobEverywhere } from './find-job-everywhere';
 import {
   getFlowChildren,
@@ -264,6 +266,17 @@ export function createAdmin(client: RedisClient, options: AdminOptions) {
         getTotalThroughput(client, queues, { minutes }),
       /** The Prometheus scrape of queue state (docs/metrics.md, "Console"). */
       prometheus: (maxQueues: number) => collectConsoleMetrics(client, prefixes, { maxQueues }),
+    },
+    /** The timing and backlog history the workers and the sampler keep (history.ts). */
+    history: {
+      /** One queue over a range, optionally one job name's outcomes and timings. */
+      queue: (queue: QueueRef, opts: Omit<HistoryOptions, 'now'>) =>
+        getQueueHistory(client, queue, opts),
+      /** Several queues summed point by point: reads every queue's range, so keep it short. */
+      across: (queues: readonly QueueRef[], opts: Omit<HistoryOptions, 'now'>) =>
+        getHistoryAcrossQueues(client, queues, opts),
+      /** The last hour's completed and failed per minute: a few fields per queue (sparklines). */
+      sparklines: (queues: readonly QueueRef[]) => getHistorySparklines(client, queues),
     },
     audit: {
       append: (kind: AuditKind, record: AuditRecord) =>

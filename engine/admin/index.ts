@@ -82,6 +82,8 @@ export type {
   QueueHistory,
   TimingSummary,
 } from './history';
+export { getHistorySparklines } from './history-sparklines';
+export type { HistorySparklines, QueueSparkline } from './history-sparklines';
 export { leaseKeys, RedisLease } from './lease';
 export type { LeaseOptions, LeaseState } from './lease';
 // ---- queue page: job listings, search, bulk operations, diagnosis ----

@@ -294,6 +294,8 @@ const ROUTES: Record<string, string> = {
   'jobs/find/route.ts': 'queue and job names, states',
   'metrics/route.ts': 'counts per minute',
   'metrics/total/route.ts': 'counts per minute',
+  'metrics/history/route.ts': 'counts, durations and job names (as the job lists show them)',
+  'metrics/sparklines/route.ts': 'counts per minute',
   'prometheus/route.ts': 'counts',
   'workers/route.ts': 'worker connections',
   'queues/route.ts': 'queue overviews: counts, limits, workers',
@@ -303,6 +305,8 @@ const ROUTES: Record<string, string> = {
   'queues/[prefix]/[name]/integrity/route.ts': 'counts, job ids and repair outcomes',
   'queues/[prefix]/[name]/limits/route.ts': 'limits',
   'queues/[prefix]/[name]/metrics/route.ts': 'counts per minute',
+  'queues/[prefix]/[name]/history/route.ts':
+    'counts, durations and job names (as the job lists show them)',
   'queues/[prefix]/[name]/pause/route.ts': 'ok',
   'queues/[prefix]/[name]/resume/route.ts': 'ok',
   'queues/[prefix]/[name]/drain/route.ts': 'ok',

@@ -27,6 +27,11 @@ import {
   jobListResponseSchema,
   jobSearchResponseSchema,
 } from '../../lib/http/job-row';
+import {
+  historyAcrossResponseSchema,
+  historySparklinesResponseSchema,
+  queueHistoryResponseSchema,
+} from '../../lib/http/history';
 import { liveEventsMessageSchema } from '../../lib/http/live-events';
 import { searchStreamLineSchema } from '../../lib/http/search-stream';
 import { exportLineSchema } from '../../lib/http/export';
@@ -216,6 +221,17 @@ describe('response contract', () => {
     await get(`${base}/metrics`, queueMetricsResponseSchema);
     await get('/api/metrics?pageSize=50', metricsListResponseSchema);
     await get('/api/metrics/total', totalThroughputResponseSchema);
+    const history = await waitFor(async () => {
+      const body = await get(`${base}/history`, queueHistoryResponseSchema);
+      return body.total.completed > 0 ? body : undefined;
+    });
+    expect(history!.names.length).toBeGreaterThan(0);
+    await get(`${base}/history?range=7d&name=good`, queueHistoryResponseSchema);
+    await get('/api/metrics/history?range=24h', historyAcrossResponseSchema);
+    await get(
+      `/api/metrics/sparklines?queues=${encodeURIComponent(`bull/${name}`)}`,
+      historySparklinesResponseSchema,
+    );
     await get('/api/workers?pageSize=200', workersResponseSchema);
     const heartbeats = await waitFor(async () => {
       const body = await get(`${base}/workers`, queueHeartbeatsResponseSchema);

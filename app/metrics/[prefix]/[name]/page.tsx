@@ -1,5 +1,6 @@
 import Link from 'next/link';
-import { QueueMetricsView } from '@/components/metrics/queue-metrics';
+import { Suspense } from 'react';
+import { QueueHistoryView } from '@/components/metrics/history-view';
 
 export default async function QueueMetricsPage({
   params,
@@ -11,13 +12,21 @@ export default async function QueueMetricsPage({
   return (
     <>
       <p>
-        <Link href="/metrics">← All metrics</Link>
+        <Link href="/metrics">← All metrics</Link> ·{' '}
+        <Link
+          href={`/queues/${encodeURIComponent(queue.prefix)}/${encodeURIComponent(queue.name)}`}
+        >
+          Queue page
+        </Link>
       </p>
       <h1>
         Metrics of <span className="prefix">{queue.prefix}:</span>
         {queue.name}
       </h1>
-      <QueueMetricsView prefix={queue.prefix} name={queue.name} />
+      {/* The range and job name live in the URL query, which a static render cannot know. */}
+      <Suspense fallback={<p aria-live="polite">Loading the history…</p>}>
+        <QueueHistoryView prefix={queue.prefix} name={queue.name} />
+      </Suspense>
     </>
   );
 }
