@@ -16,7 +16,7 @@ import {
   NO_OUTCOMES_TEXT,
   ThroughputFigure,
   TimingFigure,
-} from './history-charts';
+} from './history-figures';
 import { HISTORY_RANGE_OPTIONS, parseHistoryRange, rangeOption } from './history-format';
 import { HistoryNames } from './history-names';
 import { hasOutcomes } from './history-rows';

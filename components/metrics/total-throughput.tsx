@@ -7,7 +7,7 @@
  */
 import type { HistorySparklinesResponse } from '@/lib/api-types';
 import { formatCount } from '@/lib/format-number';
-import { NO_OUTCOMES_TEXT, ThroughputFigure } from './history-charts';
+import { NO_OUTCOMES_TEXT, ThroughputFigure } from './history-figures';
 import { summedHistory } from './history-rows';
 
 export function TotalThroughput({

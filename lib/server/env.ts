@@ -13,6 +13,7 @@ import {
   type RedisTarget,
 } from '../../config/redis-settings';
 import { webhooksSetting } from './notify/webhooks';
+import { isHttpUrl } from './http-url';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
@@ -43,16 +44,6 @@ const wholeNumber = (min: number, max: number, fallback: number, unit: string) =
     .transform(Number)
     .refine((n) => n >= min && n <= max, `must be from ${min} to ${max} ${unit}`)
     .default(fallback);
-
-/** Only http(s) URLs become links: anything else (javascript:, data:) is refused at start. */
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
 
 const httpUrl = z.string().trim().refine(isHttpUrl, 'must be an http:// or https:// URL');
 

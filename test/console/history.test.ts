@@ -10,14 +10,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { z } from 'zod';
 import { Queue, Worker, type Job } from 'oxmq';
-import { bucketOf } from 'oxmq/internals';
 import {
   historyAcrossResponseSchema,
   historySparklinesResponseSchema,
   queueHistoryResponseSchema,
 } from '../../lib/http/history';
-import type { TimingSummary } from '../../lib/api-types';
 import { redisOptions, sleep, waitFor } from '../helpers/redis';
+import { expectWithinOneBucket } from '../helpers/timing-summary';
 import { anonymousClient, signIn, type ConsoleClient } from './console-client';
 import { startConsole, type ConsoleServer } from './console-server';
 import { consoleEnv, VIEWER } from './users';
@@ -34,27 +33,6 @@ let viewer: ConsoleClient;
 const queues: Queue[] = [];
 /** What the jobs of alpha say about themselves: run and wait times (ms), per job name. */
 const truth = { run: [] as number[], wait: [] as number[], uploadRun: [] as number[] };
-
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
-}
-
-function expectWithinOneBucket(summary: TimingSummary | null, values: number[], what: string) {
-  expect(summary?.count, `${what}: count`).toBe(values.length);
-  for (const [q, key] of [
-    [0.5, 'p50Ms'],
-    [0.95, 'p95Ms'],
-    [0.99, 'p99Ms'],
-  ] as const) {
-    const read = summary![key];
-    const actual = quantile(values, q);
-    expect(
-      Math.abs(bucketOf(read) - bucketOf(actual)),
-      `${what} ${key}: read ${read} ms, the jobs say ${actual} ms`,
-    ).toBeLessThanOrEqual(1);
-  }
-}
 
 async function get<S extends z.ZodType>(path: string, schema: S): Promise<z.output<S>> {
   const response = await viewer.get(path);

@@ -4,10 +4,11 @@
  * clients, with percentiles within one bucket of the truth taken from the jobs themselves.
  */
 import { Queue, Worker, type Job } from 'oxmq';
-import { getQueueHistory, type TimingSummary } from 'oxmq/admin';
+import { getQueueHistory } from 'oxmq/admin';
 import { afterAll, expect, test } from 'vitest';
-import { bucketOf, NAMES_PER_MINUTE, OTHER_NAMES } from 'oxmq/internals';
+import { NAMES_PER_MINUTE, OTHER_NAMES } from 'oxmq/internals';
 import { useCleanup } from '../helpers/cleanup';
+import { expectWithinOneBucket } from '../helpers/timing-summary';
 import { rawClient, redisOptions, sleep, uniqueQueueName, waitFor } from '../helpers/redis';
 
 const track = useCleanup();
@@ -16,27 +17,6 @@ afterAll(() => Promise.all(consoles.map((client) => client.quit())));
 
 /** Run times (ms) of the jobs: a known spread over several buckets. */
 const RUN_MS = [12, 40, 40, 40, 120, 120, 400];
-
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
-}
-
-function expectWithinOneBucket(summary: TimingSummary | null, truth: number[]) {
-  expect(summary?.count).toBe(truth.length);
-  for (const [q, key] of [
-    [0.5, 'p50Ms'],
-    [0.95, 'p95Ms'],
-    [0.99, 'p99Ms'],
-  ] as const) {
-    const read = summary![key];
-    const actual = quantile(truth, q);
-    expect(
-      Math.abs(bucketOf(read) - bucketOf(actual)),
-      `${key}: read ${read} ms, the jobs say ${actual} ms`,
-    ).toBeLessThanOrEqual(1);
-  }
-}
 
 test('two workers: counts add up, percentiles within one bucket, the same from two consoles', async () => {
   const name = uniqueQueueName('history');

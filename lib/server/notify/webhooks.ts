@@ -6,6 +6,7 @@
  * they name a webhook by its label (its `name`, else its number and host).
  */
 import { z } from 'zod';
+import { isHttpUrl } from '../http-url';
 
 export const WEBHOOK_FORMATS = ['json', 'slack'] as const;
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
@@ -19,15 +20,6 @@ export interface Webhook {
 
 /** More would make one problem a storm of requests; ten covers a team's channels. */
 export const MAX_WEBHOOKS = 10;
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
 
 // Messages never quote a value: the URL is the secret.
 const webhookSchema = z.strictObject({
