@@ -72,8 +72,6 @@ function completionsOf(workers: BundledChild[]): Map<string, number[]> {
   return times;
 }
 
-/** Jobs in flight at once: 4 worker processes of concurrency 2. */
-const IN_FLIGHT = 8;
 /** How long before and after the switch a job may have been caught in it. */
 const SWITCH_MARGIN_MS = 2_000;
 
@@ -122,14 +120,15 @@ async function rideThrough(
       const done = completionsOf(workers);
       return run.acknowledged.every((id) => done.has(id));
     }, 30_000);
-    // Exactly once, unless the job ran across the switch: then counted, and bounded by what was
-    // in flight (a stalled job, or one whose fetch or completion the old master never passed on).
+    // Exactly once, unless the job ran across the switch: a stalled job, or one whose fetch or
+    // completion the old master never passed on. How many that is has no fixed bound: the old
+    // master acknowledges every completion until it steps down, and on a loaded machine workers
+    // finish many jobs there in that time (docs/scaling.md, "Durability on failover").
     const repeated = [...completionsOf(workers)].filter(([, times]) => times.length > 1);
     const acrossSwitch = ([id, times]: [string, number[]]) =>
       stalled.has(id) ||
       (times[0]! >= switchStart - SWITCH_MARGIN_MS && times[0]! <= switchEnd + SWITCH_MARGIN_MS);
     expect(repeated.filter((entry) => !acrossSwitch(entry))).toEqual([]);
-    expect(repeated.length).toBeLessThanOrEqual(IN_FLIGHT);
     if (repeated.length > 0) console.info(`ran twice across the switch: ${repeated.length}`);
     // No job was created twice by a retried add: one per id, and none beyond JOBS.
     await waitFor(
