@@ -2,7 +2,7 @@
  * The storage seam. Queue, Worker and Job speak to storage only through this interface, which
  * states what each operation means rather than how Redis does it. RedisQueueBackend is the one
  * implementation; its methods are atomic unless documented otherwise. What any implementation
- * must do, with QueueOperations, is test/conformance/backend-scenarios.ts.
+ * must do, with QueueOperations, is the conformance suite (test/conformance/).
  */
 import type { DurableOptions } from '../job-options';
 import type { QueueKeys } from '../keys';

@@ -7,7 +7,7 @@
  * - `events`: a reader of one queue's event log, for QueueEvents (EventLogReader).
  * The default, `redisStorage`, stores everything as bullmq 6.7.0 does. Another storage is
  * injected with the `storage` option and must pass the backend conformance suite
- * (test/conformance/backend-scenarios.ts).
+ * (test/conformance/, run per storage by its harness.ts).
  */
 import type { RedisClient } from '../connection';
 import { ValidationError } from '../errors';
