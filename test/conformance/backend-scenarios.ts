@@ -5,20 +5,9 @@
  * (docs/redis-keys.md), which every storage's Job reads.
  */
 import { expect } from 'vitest';
-import type { FetchIdentity, QueueBackend } from 'oxmq/internals';
 import { newJob } from '../helpers/new-job';
 import type { Scenario } from './harness';
-
-export const WORKER: FetchIdentity = { token: 'token-1', lockDuration: 30_000 };
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Fetches the next job, failing the scenario when there is none. */
-export async function fetchJob(backend: QueueBackend, identity = WORKER) {
-  const result = await backend.fetchNextJob(identity);
-  if (result.kind !== 'job') throw new Error(`expected a job, got ${JSON.stringify(result)}`);
-  return result;
-}
+import { fetchJob, sleep, WORKER } from './scenario-helpers';
 
 export const backendScenarios: Scenario[] = [
   {

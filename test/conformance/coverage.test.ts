@@ -10,55 +10,16 @@ import { SCENARIO_SETS } from './scenarios';
 
 /**
  * Methods without a scenario yet. The list may only shrink: a method on it that a scenario now
- * covers fails the test too, so the list stays the truth.
+ * covers fails the test too, so the list stays the truth. These four are Redis chores (client
+ * names from CLIENT LIST, keys only older bullmq versions or crashes leave): they have no
+ * meaning another storage could be held to, and leave the interface for the Redis storage's
+ * own part.
  */
 const KNOWN_GAPS: readonly InterfaceMethod[] = [
-  'QueueBackend.writeQueueMeta',
-  'QueueBackend.moveActiveJobToWait',
-  'QueueBackend.waitForMarker',
-  'QueueBackend.waitForWake',
-  'QueueBackend.getMetrics',
-  'QueueOperations.getMeta',
-  'QueueOperations.removeJob',
-  'QueueOperations.retryJobs',
-  'QueueOperations.promoteJobs',
-  'QueueOperations.reprocessJob',
-  'QueueOperations.changeDelay',
-  'QueueOperations.changePriority',
-  'QueueOperations.setGlobalConcurrency',
-  'QueueOperations.setGlobalRateLimit',
-  'QueueOperations.rateLimit',
-  'QueueOperations.getRateLimitTtl',
   'QueueOperations.getWorkerClients',
   'QueueOperations.getQueueEventsClients',
-  'QueueOperations.getDelayedCount',
-  'QueueOperations.getCountsPerPriority',
-  'QueueOperations.getRanges',
-  'QueueOperations.getDependencyListing',
-  'QueueOperations.removeRateLimitKey',
-  'QueueOperations.isMaxed',
-  'QueueOperations.trimEvents',
   'QueueOperations.removeDeprecatedPriorityKey',
   'QueueOperations.removeOrphanedJobs',
-  'QueueOperations.requestJobCancel',
-  'QueueOperations.getProcessedChildren',
-  'QueueOperations.getIgnoredChildrenFailures',
-  'QueueOperations.getDependencies',
-  'QueueOperations.getDependencyPages',
-  'QueueOperations.getDependencyCounts',
-  'QueueOperations.moveToWaitingChildren',
-  'QueueOperations.removeChildDependency',
-  'QueueOperations.removeUnprocessedChildren',
-  'GroupOperations.setGroupConcurrency',
-  'GroupOperations.setGroupRateLimit',
-  'GroupOperations.setGroupPaused',
-  'GroupOperations.setGroupDefaults',
-  'GroupOperations.getGroupDefaults',
-  'GroupOperations.getGroups',
-  'GroupOperations.listGroupIds',
-  'GroupOperations.getGroupJobs',
-  'SchedulerStorage.definition',
-  'EventLogReader.ping',
 ];
 
 /** Each interface method with the titles of the scenarios that claim it. */

@@ -9,16 +9,18 @@ describeConformance(
   'Redis',
   () => {
     const client = rawClient();
+    const blocking = rawClient();
     const reader = rawClient();
     registerScripts(client);
     const keys = new QueueKeys('bull', uniqueQueueName('conformance'));
     return {
       keys,
-      queue: redisStorage.queue({ keys, client }),
+      queue: redisStorage.queue({ keys, client, blockingClient: blocking }),
       flows: redisStorage.flows({ client }),
       events: redisStorage.events({ keys, client: reader }),
       close: async () => {
         await Promise.all([client.quit(), reader.quit()]);
+        blocking.disconnect();
       },
     };
   },

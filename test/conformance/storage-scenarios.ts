@@ -4,47 +4,10 @@
  * a Queue drives it) and the event log (EventLogReader).
  */
 import { expect } from 'vitest';
-import { JobScheduler, readFlow, type QueueKeys } from 'oxmq/internals';
+import { JobScheduler, readFlow } from 'oxmq/internals';
 import { newJob } from '../helpers/new-job';
-import type { Scenario, StorageUnderTest } from './harness';
-
-/** Flat `name, value, ...` fields as an object. */
-export function fieldsOf(fields: string[]): Record<string, string> {
-  const object: Record<string, string> = {};
-  for (let i = 0; i + 1 < fields.length; i += 2) object[fields[i]!] = fields[i + 1]!;
-  return object;
-}
-
-/** What JobScheduler and readFlow take as the queue they serve. */
-export const scopeOf = ({ keys, queue }: StorageUnderTest) => ({
-  name: keys.queueName,
-  prefix: keys.prefix,
-  backend: queue.backend,
-  ops: queue.ops,
-});
-
-/** A parent with two children, written as one flow. */
-export const flowOf = (keys: QueueKeys, parentId: string) => {
-  const link = { id: parentId, queueKey: keys.queueKey };
-  return [
-    {
-      keys,
-      job: newJob({ name: 'parent', customId: parentId, asParent: true }),
-      external: false,
-      flow: 0,
-    },
-    ...['a', 'b'].map((id) => ({
-      keys,
-      job: newJob({
-        name: `child-${id}`,
-        customId: `${parentId}-${id}`,
-        parent: { key: keys.job(parentId), link },
-      }),
-      external: false,
-      flow: 0,
-    })),
-  ];
-};
+import type { Scenario } from './harness';
+import { fieldsOf, flowOf, scopeOf } from './scenario-helpers';
 
 export const storageScenarios: Scenario[] = [
   {
@@ -140,6 +103,7 @@ export const storageScenarios: Scenario[] = [
       'SchedulerStorage.pause',
       'SchedulerStorage.remove',
       'SchedulerStorage.upsert',
+      'SchedulerStorage.definition',
     ],
     run: async ({ made }) => {
       const schedulers = new JobScheduler(made.queue.schedulers, scopeOf(made));
@@ -154,6 +118,8 @@ export const storageScenarios: Scenario[] = [
       expect(await made.queue.schedulers.isScheduler('tick')).toBe(true);
       const stored = await made.queue.schedulers.get('tick');
       expect(stored?.hash.every).toBe('60000');
+      expect((await made.queue.schedulers.definition('tick')).every).toBe('60000');
+      expect(await made.queue.schedulers.definition('nope')).toEqual({});
       expect(stored?.next).toBeGreaterThanOrEqual(before - 60_000);
       expect((await made.queue.schedulers.range(0, -1, true)).map((row) => row.id)).toEqual([
         'tick',
@@ -187,8 +153,14 @@ export const storageScenarios: Scenario[] = [
   },
   {
     title: 'reads the event log in order after a known id, and waits a bounded time for more',
-    covers: ['QueueBackend.addJob', 'EventLogReader.lastId', 'EventLogReader.read'],
+    covers: [
+      'QueueBackend.addJob',
+      'EventLogReader.ping',
+      'EventLogReader.lastId',
+      'EventLogReader.read',
+    ],
     run: async ({ made }) => {
+      await made.events.ping();
       const start = await made.events.lastId();
       const { jobId } = await made.queue.backend.addJob(newJob({ name: 'logged' }));
       const entries = await made.events.read(start, 1_000);
