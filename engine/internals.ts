@@ -35,6 +35,7 @@ export type { FlowStorage } from './backend/flow-storage';
 export { memoryStorage } from './backend/memory/memory-storage';
 export { RedisQueueBackend } from './backend/redis/redis-queue-backend';
 export { RedisQueueOperations } from './backend/redis/queue-operations';
+export { RedisChores } from './backend/redis/queue-chores';
 export { jobIdOfQueueKey } from './backend/redis/remove-orphaned-jobs';
 export { completionBatchLimit } from './worker/completion-batcher';
 export { ADD_CALLS_IN_FLIGHT } from './backend/redis/add-coalescer';

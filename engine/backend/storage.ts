@@ -20,8 +20,10 @@ import { RedisEventLogReader } from './redis/event-log-reader';
 import { RedisFlowStorage } from './redis/flow-storage';
 import { RedisGroupOperations } from './redis/groups';
 import { RedisQueueOperations } from './redis/queue-operations';
+import { RedisChores } from './redis/queue-chores';
 import { RedisQueueBackend } from './redis/redis-queue-backend';
 import { RedisSchedulerStorage } from './redis/scheduler-store';
+import type { RedisQueueChores } from './redis-queue-chores';
 import type { SchedulerStorage } from './scheduler-storage';
 
 export interface StorageContext {
@@ -37,6 +39,8 @@ export interface QueueStorage {
   ops: QueueOperations;
   groups: GroupOperations;
   schedulers: SchedulerStorage;
+  /** Only the Redis storage has it: chores that have no meaning for another storage. */
+  redis?: RedisQueueChores;
 }
 
 export interface Storage {
@@ -70,6 +74,7 @@ export const redisStorage: Storage = {
     ops: new RedisQueueOperations(client, keys),
     groups: new RedisGroupOperations(client, keys),
     schedulers: new RedisSchedulerStorage(client, keys),
+    redis: new RedisChores(client, keys),
   }),
   flows: ({ client }) => new RedisFlowStorage(client),
   events: ({ keys, client }) => new RedisEventLogReader(client, keys),

@@ -10,17 +10,9 @@ import { SCENARIO_SETS } from './scenarios';
 
 /**
  * Methods without a scenario yet. The list may only shrink: a method on it that a scenario now
- * covers fails the test too, so the list stays the truth. These four are Redis chores (client
- * names from CLIENT LIST, keys only older bullmq versions or crashes leave): they have no
- * meaning another storage could be held to, and leave the interface for the Redis storage's
- * own part.
+ * covers fails the test too, so the list stays the truth.
  */
-const KNOWN_GAPS: readonly InterfaceMethod[] = [
-  'QueueOperations.getWorkerClients',
-  'QueueOperations.getQueueEventsClients',
-  'QueueOperations.removeDeprecatedPriorityKey',
-  'QueueOperations.removeOrphanedJobs',
-];
+const KNOWN_GAPS: readonly InterfaceMethod[] = [];
 
 /** Each interface method with the titles of the scenarios that claim it. */
 function coverage(): Map<InterfaceMethod, string[]> {

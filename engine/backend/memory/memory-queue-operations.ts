@@ -138,15 +138,6 @@ export class MemoryQueueOperations implements QueueOperations {
     return controls.getRateLimitTtl(this.queue, maxJobs);
   }
 
-  /** No connections in memory: no client names to list. */
-  async getWorkerClients(): Promise<Record<string, string>[]> {
-    return [];
-  }
-
-  async getQueueEventsClients(): Promise<Record<string, string>[]> {
-    return [];
-  }
-
   async getDelayedCount(timestamp?: number): Promise<number> {
     return reads.getDelayedCount(this.queue, timestamp);
   }
@@ -178,16 +169,6 @@ export class MemoryQueueOperations implements QueueOperations {
 
   async trimEvents(maxLength: number): Promise<number> {
     return controls.trimEvents(this.queue, maxLength);
-  }
-
-  /** bullmq before 5 kept a `priority` key; nothing here ever had one. */
-  async removeDeprecatedPriorityKey(): Promise<number> {
-    return 0;
-  }
-
-  /** Every memory job is in a state: there are no orphans to find. */
-  async removeOrphanedJobs(): Promise<number> {
-    return 0;
   }
 
   /** No worker of this storage can be reached yet: an active job is held by no live one. */
