@@ -148,6 +148,9 @@ export interface Metrics {
   count: number;
 }
 
+/** How a cancel request ended (Queue.cancelJob), as the job's timeline shows it. */
+export type CancelOutcome = 'stopped' | 'force-stopped' | 'completed-anyway';
+
 export interface QueueBackend {
   readonly keys: QueueKeys;
 
@@ -177,6 +180,8 @@ export interface QueueBackend {
    * returns the rate limit's remaining ms (0 when none).
    */
   moveActiveJobToWait(jobId: string, token: string): Promise<number>;
+  /** True while `token` holds the job's lock (every move out of active releases it). */
+  holdsLock(jobId: string, token: string): Promise<boolean>;
   /** Renews locks; returns the ids whose lock was lost. */
   extendLocks(jobIds: string[], tokens: string[], duration: number): Promise<string[]>;
   /** The two-phase stalled check; returns the ids recovered. Throttled by stalledInterval. */
@@ -194,6 +199,11 @@ export interface QueueBackend {
   waitForWake(timeoutSeconds: number, wakeKey: string): Promise<string | undefined>;
 
   // job
+  /**
+   * Notes in the event log how a cancel request ended, for the job's timeline: `cancelled`
+   * (outcome stopped or force-stopped) or `cancel-ignored` (completed-anyway).
+   */
+  noteCancelOutcome(jobId: string, outcome: CancelOutcome): Promise<void>;
   updateProgress(jobId: string, progressJson: string): Promise<void>;
   addLog(jobId: string, line: string, keepLogs?: number): Promise<number>;
   /** Keeps only the newest `keepLogs` log lines of a job; all go without it. */

@@ -55,9 +55,6 @@ import { isConnectionClosedError, waitForReady, workerConnectionName } from './w
 import type { GetNextJobOptions } from './worker-listener';
 import { WorkerServices } from './worker-services';
 
-/** bullmq's manual rate limit: the limiter counter set past any max, for `ms`. */
-const MANUAL_RATE_LIMIT_COUNTER = '9007199254740991';
-
 export abstract class WorkerBase<
   DataType,
   ReturnType,
@@ -644,12 +641,7 @@ export abstract class WorkerBase<
       throw new ValidationError('rateLimit needs a duration in ms (0 or more)');
     }
     if (ms === 0) return;
-    await this.connection.client.set(
-      this.keys.limiter,
-      MANUAL_RATE_LIMIT_COUNTER,
-      'PX',
-      Math.round(ms),
-    );
+    await this.ops.rateLimit(ms);
   }
 
   /** Stops taking new jobs; running jobs go on. With doNotWaitActive false, waits for them. */

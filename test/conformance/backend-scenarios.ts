@@ -275,6 +275,7 @@ export const backendScenarios: Scenario[] = [
       'QueueBackend.fetchNextJob',
       'QueueBackend.addJob',
       'QueueBackend.extendLocks',
+      'QueueBackend.holdsLock',
       'QueueBackend.recoverStalledJobs',
       'QueueOperations.getState',
     ],
@@ -284,7 +285,10 @@ export const backendScenarios: Scenario[] = [
       await fetchJob(backend, { token: 'short', lockDuration: 200 });
       expect(await backend.extendLocks([jobId], ['wrong'], 200)).toEqual([jobId]);
       expect(await backend.extendLocks([jobId], ['short'], 200)).toEqual([]);
+      expect(await backend.holdsLock(jobId, 'short')).toBe(true);
+      expect(await backend.holdsLock(jobId, 'wrong')).toBe(false);
       await sleep(300);
+      expect(await backend.holdsLock(jobId, 'short')).toBe(false);
       // Two passes: the first marks active jobs, the second moves those still without a lock.
       // Each pass is throttled by the stalled interval (1 ms here).
       const recovered: string[] = [];

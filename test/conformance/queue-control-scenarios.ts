@@ -94,8 +94,8 @@ export const queueControlScenarios: Scenario[] = [
     },
   },
   {
-    title: 'has nothing to cancel for a job that is not active, nor a live worker to ask',
-    covers: ['QueueOperations.requestJobCancel'],
+    title: 'has nothing to cancel without an active job held by a live worker; notes outcomes',
+    covers: ['QueueOperations.requestJobCancel', 'QueueBackend.noteCancelOutcome'],
     run: async ({ made }) => {
       const { backend, ops } = made.queue;
       const { jobId } = await backend.addJob(newJob());
@@ -104,6 +104,16 @@ export const queueControlScenarios: Scenario[] = [
       await fetchJob(backend);
       expect(await ops.requestJobCancel(jobId, 'stop')).toBe('held-by-bullmq');
       expect(await ops.requestJobCancel('missing', 'stop')).toBe('not-active');
+
+      // How a cancel ended goes to the log, for the job's timeline.
+      const before = await made.events.lastId();
+      await backend.noteCancelOutcome(jobId, 'force-stopped');
+      await backend.noteCancelOutcome(jobId, 'completed-anyway');
+      const noted = (await made.events.read(before, 100)).map(([, fields]) => fields);
+      expect(noted).toEqual([
+        ['event', 'cancelled', 'jobId', jobId, 'outcome', 'force-stopped'],
+        ['event', 'cancel-ignored', 'jobId', jobId, 'outcome', 'completed-anyway'],
+      ]);
     },
   },
   {

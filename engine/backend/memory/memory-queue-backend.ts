@@ -9,6 +9,7 @@ import type {
   AddResult,
   BatchFetchRequest,
   BatchFetchResult,
+  CancelOutcome,
   CompleteBatchRequest,
   CompleteBatchResult,
   FetchIdentity,
@@ -161,6 +162,15 @@ export class MemoryQueueBackend implements QueueBackend {
     }
     const ttl = queue.limiter?.expiresAt === undefined ? 0 : queue.limiter.expiresAt - Date.now();
     return ttl > 0 ? ttl : 0;
+  }
+
+  async holdsLock(jobId: string, token: string): Promise<boolean> {
+    return this.queue.lockOwner(jobId) === token;
+  }
+
+  async noteCancelOutcome(jobId: string, outcome: CancelOutcome): Promise<void> {
+    const event = outcome === 'completed-anyway' ? 'cancel-ignored' : 'cancelled';
+    this.queue.emit(event, { jobId, outcome });
   }
 
   async extendLocks(jobIds: string[], tokens: string[], duration: number): Promise<string[]> {
