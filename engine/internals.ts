@@ -42,7 +42,7 @@ export { ADD_CALLS_IN_FLIGHT } from './backend/redis/add-coalescer';
 export { jobTable } from './backend/redis/add-job';
 export { prepareJob } from './prepare-job';
 export { HEARTBEAT_INDEX_KEEP_MS } from './worker/heartbeat';
-export { workerRecordKey, workersIndexKey } from './worker/heartbeat-keys';
+export { workerRecordKey, workersIndexKey, workerWakeKey } from './worker/heartbeat-keys';
 export { WorkerServices, type WorkerService } from './worker/worker-services';
 export { TraceContext } from './telemetry/trace-context';
 export { traceIdOf } from './telemetry/trace-id';

@@ -2,7 +2,8 @@
  * How the engine gets its storage: one object that builds, from the connections a Queue, Worker,
  * FlowProducer or QueueEvents opened, the interfaces everything else uses:
  * - `queue`: one queue's jobs (QueueBackend), its admin operations (QueueOperations), its tenant
- *   groups (GroupOperations) and its job schedulers (SchedulerStorage);
+ *   groups (GroupOperations), its job schedulers (SchedulerStorage) and its live workers
+ *   (WorkerRegistry);
  * - `flows`: parent/child trees across queues, added atomically and read back (FlowStorage);
  * - `events`: a reader of one queue's event log, for QueueEvents (EventLogReader).
  * The default, `redisStorage`, stores everything as bullmq 6.7.0 does. Another storage is
@@ -23,8 +24,10 @@ import { RedisQueueOperations } from './redis/queue-operations';
 import { RedisChores } from './redis/queue-chores';
 import { RedisQueueBackend } from './redis/redis-queue-backend';
 import { RedisSchedulerStorage } from './redis/scheduler-store';
+import { RedisWorkerRegistry } from './redis/worker-registry';
 import type { RedisQueueChores } from './redis-queue-chores';
 import type { SchedulerStorage } from './scheduler-storage';
+import type { WorkerRegistry } from './worker-registry';
 
 export interface StorageContext {
   keys: QueueKeys;
@@ -39,6 +42,8 @@ export interface QueueStorage {
   ops: QueueOperations;
   groups: GroupOperations;
   schedulers: SchedulerStorage;
+  /** The queue's live workers, by their heartbeats. */
+  workers: WorkerRegistry;
   /** Only the Redis storage has it: chores that have no meaning for another storage. */
   redis?: RedisQueueChores;
 }
@@ -74,6 +79,7 @@ export const redisStorage: Storage = {
     ops: new RedisQueueOperations(client, keys),
     groups: new RedisGroupOperations(client, keys),
     schedulers: new RedisSchedulerStorage(client, keys),
+    workers: new RedisWorkerRegistry(client, keys),
     redis: new RedisChores(client, keys),
   }),
   flows: ({ client }) => new RedisFlowStorage(client),

@@ -11,6 +11,7 @@ import type { RedisClient } from '../connection';
 import type { FetchIdentity } from '../backend/queue-backend';
 import type { QueueBackend } from '../backend/queue-backend';
 import type { QueueOperations } from '../backend/queue-operations';
+import type { WorkerRegistry } from '../backend/worker-registry';
 import { redisStorage } from '../backend/storage';
 import { connect, release, untilDisconnected, type ManagedConnection } from '../connection';
 import { DEFAULTS } from '../defaults';
@@ -67,6 +68,8 @@ export abstract class WorkerBase<
   readonly backend: QueueBackend;
   /** @internal */
   readonly ops: QueueOperations;
+  /** @internal The queue's live workers, this one's heartbeat among them. */
+  readonly workers: WorkerRegistry;
   readonly id = randomUUID();
   /** What jobs of this worker finish with when code finishes them (manual processing). */
   readonly finishing: JobFinishingContext;
@@ -168,6 +171,7 @@ export abstract class WorkerBase<
     });
     this.backend = storage.backend;
     this.ops = storage.ops;
+    this.workers = storage.workers;
     this.timingHistory = opts.storage ? undefined : this.makeTimingRecorder();
     this.attempts = new JobAttempts(
       tracerFor(opts.telemetry),
@@ -317,9 +321,15 @@ export abstract class WorkerBase<
   private makeHeartbeat(intervalMs: number): WorkerHeartbeat | undefined {
     if (intervalMs === 0) return undefined;
     const heartbeat = new WorkerHeartbeat(
-      this.connection.client,
-      this.keys,
-      { workerId: this.id, workerName: this.opts.name, intervalMs, limiter: this.opts.limiter },
+      this.workers,
+      {
+        workerId: this.id,
+        workerName: this.opts.name,
+        queueName: this.name,
+        prefix: this.prefix,
+        intervalMs,
+        limiter: this.opts.limiter,
+      },
       {
         snapshot: () => ({
           concurrency: this.concurrency,

@@ -58,6 +58,7 @@ function recorded(made: StorageUnderTest, calls: Set<string>): StorageUnderTest 
       ops: recording(made.queue.ops, 'QueueOperations', calls),
       groups: recording(made.queue.groups, 'GroupOperations', calls),
       schedulers: recording(made.queue.schedulers, 'SchedulerStorage', calls),
+      workers: recording(made.queue.workers, 'WorkerRegistry', calls),
     },
     flows: recording(made.flows, 'FlowStorage', calls),
     events: recording(made.events, 'EventLogReader', calls),

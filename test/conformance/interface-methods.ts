@@ -15,6 +15,7 @@ export const STORAGE_INTERFACES = {
   SchedulerStorage: 'engine/backend/scheduler-storage.ts',
   FlowStorage: 'engine/backend/flow-storage.ts',
   EventLogReader: 'engine/backend/event-log.ts',
+  WorkerRegistry: 'engine/backend/worker-registry.ts',
 } as const;
 
 export type StorageInterface = keyof typeof STORAGE_INTERFACES;

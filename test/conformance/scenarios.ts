@@ -11,6 +11,7 @@ import { jobMoveScenarios } from './job-move-scenarios';
 import { queueControlScenarios } from './queue-control-scenarios';
 import { storageScenarios } from './storage-scenarios';
 import { wakeScenarios } from './wake-scenarios';
+import { workerScenarios } from './worker-scenarios';
 
 export const SCENARIO_SETS: Record<string, readonly Scenario[]> = {
   'queue backend': backendScenarios,
@@ -19,5 +20,6 @@ export const SCENARIO_SETS: Record<string, readonly Scenario[]> = {
   'children of a job': dependencyScenarios,
   'tenant groups': groupScenarios,
   'waking workers': wakeScenarios,
+  'live workers': workerScenarios,
   'flows, schedulers and the event log': storageScenarios,
 };

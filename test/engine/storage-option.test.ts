@@ -44,6 +44,7 @@ function recordingStorage(calls: string[], contexts: StorageContext[]): Storage 
         ops: recorded(real.ops, 'ops', calls),
         groups: recorded(real.groups, 'groups', calls),
         schedulers: recorded(real.schedulers, 'schedulers', calls),
+        workers: recorded(real.workers, 'workers', calls),
       };
     },
     flows: (context) => recorded(redisStorage.flows(context), 'flows', calls),

@@ -18,6 +18,7 @@ import type {
   RawDependencyPages,
 } from '../queue-operations';
 import { checkJobId } from '../operation-validation';
+import { requestJobCancel } from './cancel-request';
 import * as dependencies from './dependencies';
 import * as moves from './job-moves';
 import type { MemoryQueue } from './memory-queue';
@@ -171,10 +172,12 @@ export class MemoryQueueOperations implements QueueOperations {
     return controls.trimEvents(this.queue, maxLength);
   }
 
-  /** No worker of this storage can be reached yet: an active job is held by no live one. */
-  async requestJobCancel(jobId: string): Promise<CancelRequestOutcome> {
-    checkJobId(jobId);
-    return this.queue.active.includes(jobId) ? 'held-by-bullmq' : 'not-active';
+  async requestJobCancel(
+    jobId: string,
+    reason: string,
+    opts: { force?: boolean } = {},
+  ): Promise<CancelRequestOutcome> {
+    return requestJobCancel(this.queue, jobId, reason, opts.force === true);
   }
 
   async getProcessedChildren(jobId: string): Promise<Record<string, string>> {

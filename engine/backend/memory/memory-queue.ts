@@ -10,6 +10,7 @@
 import type { QueueKeys } from '../../keys';
 import { DEFAULT_MAX_EVENTS, MemoryEventLog } from './event-log';
 import { MemoryGroups } from './memory-groups';
+import { MemoryWorkers } from './memory-workers';
 import type { Window } from './rate-window';
 import { ScoredIds } from './scored-ids';
 import type { WakeSignals } from './wake-signals';
@@ -81,6 +82,8 @@ export class MemoryQueue {
   readonly schedulerRuns = new ScoredIds();
   readonly groups = new MemoryGroups(this);
   readonly events = new MemoryEventLog();
+  /** The live workers, by their heartbeats. */
+  readonly workers = new MemoryWorkers();
   /** Counters of ids and priorities (bullmq's `id` and `pc`). */
   idCounter = 0;
   priorityCounter = 0;

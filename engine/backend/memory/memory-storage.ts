@@ -13,6 +13,7 @@ import { MemoryQueueBackend } from './memory-queue-backend';
 import { MemoryQueueOperations } from './memory-queue-operations';
 import { MemorySchedulerStorage } from './memory-schedulers';
 import { MemoryStore } from './memory-store';
+import { MemoryWorkerRegistry } from './memory-worker-registry';
 
 /** A new, empty memory storage: pass the same one to every Queue, Worker... that share it. */
 export function memoryStorage(): Storage {
@@ -23,6 +24,7 @@ export function memoryStorage(): Storage {
       ops: new MemoryQueueOperations(store, keys),
       groups: new MemoryGroupOperations(store, keys),
       schedulers: new MemorySchedulerStorage(store, keys),
+      workers: new MemoryWorkerRegistry(store, keys),
     }),
     flows: () => new MemoryFlowStorage(store),
     events: ({ keys }) => new MemoryEventLogReader(store, keys),
