@@ -163,6 +163,11 @@ export interface QueueBackend {
   /** All jobs in one round trip; replies in order (with `durable`, one wait for all). */
   addJobs(jobs: NewJob[], durable?: DurableOptions): Promise<AddResult[]>;
   writeQueueMeta(fields: Record<string, string>): Promise<void>;
+  /**
+   * Appends an entry (flat `event, <name>, field, value...`) to the queue's event log, which then
+   * keeps about its newest `maxLength` entries (QueueEventsProducer's custom events).
+   */
+  publishEvent(fields: string[], maxLength: number): Promise<void>;
 
   // worker
   fetchNextJob(identity: FetchIdentity): Promise<FetchResult>;

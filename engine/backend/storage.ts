@@ -2,8 +2,8 @@
  * How the engine gets its storage: one object that builds, from the connections a Queue, Worker,
  * FlowProducer or QueueEvents opened, the interfaces everything else uses:
  * - `queue`: one queue's jobs (QueueBackend), its admin operations (QueueOperations), its tenant
- *   groups (GroupOperations), its job schedulers (SchedulerStorage) and its live workers
- *   (WorkerRegistry);
+ *   groups (GroupOperations), its job schedulers (SchedulerStorage), its live workers
+ *   (WorkerRegistry) and its timing history (TimingHistoryStore);
  * - `flows`: parent/child trees across queues, added atomically and read back (FlowStorage);
  * - `events`: a reader of one queue's event log, for QueueEvents (EventLogReader).
  * The default, `redisStorage`, stores everything as bullmq 6.7.0 does. Another storage is
@@ -20,6 +20,7 @@ import type { GroupOperations, QueueOperations } from './queue-operations';
 import { RedisEventLogReader } from './redis/event-log-reader';
 import { RedisFlowStorage } from './redis/flow-storage';
 import { RedisGroupOperations } from './redis/groups';
+import { RedisTimingHistory } from './redis/history-store';
 import { RedisQueueOperations } from './redis/queue-operations';
 import { RedisChores } from './redis/queue-chores';
 import { RedisQueueBackend } from './redis/redis-queue-backend';
@@ -27,6 +28,7 @@ import { RedisSchedulerStorage } from './redis/scheduler-store';
 import { RedisWorkerRegistry } from './redis/worker-registry';
 import type { RedisQueueChores } from './redis-queue-chores';
 import type { SchedulerStorage } from './scheduler-storage';
+import type { TimingHistoryStore } from './timing-history';
 import type { WorkerRegistry } from './worker-registry';
 
 export interface StorageContext {
@@ -44,6 +46,8 @@ export interface QueueStorage {
   schedulers: SchedulerStorage;
   /** The queue's live workers, by their heartbeats. */
   workers: WorkerRegistry;
+  /** The queue's timing history, which workers add to. */
+  history: TimingHistoryStore;
   /** Only the Redis storage has it: chores that have no meaning for another storage. */
   redis?: RedisQueueChores;
 }
@@ -80,6 +84,7 @@ export const redisStorage: Storage = {
     groups: new RedisGroupOperations(client, keys),
     schedulers: new RedisSchedulerStorage(client, keys),
     workers: new RedisWorkerRegistry(client, keys),
+    history: new RedisTimingHistory(client, keys),
     redis: new RedisChores(client, keys),
   }),
   flows: ({ client }) => new RedisFlowStorage(client),

@@ -11,6 +11,7 @@ import type { RedisClient } from '../connection';
 import type { FetchIdentity } from '../backend/queue-backend';
 import type { QueueBackend } from '../backend/queue-backend';
 import type { QueueOperations } from '../backend/queue-operations';
+import type { TimingHistoryStore } from '../backend/timing-history';
 import type { WorkerRegistry } from '../backend/worker-registry';
 import { redisStorage } from '../backend/storage';
 import { connect, release, untilDisconnected, type ManagedConnection } from '../connection';
@@ -172,7 +173,7 @@ export abstract class WorkerBase<
     this.backend = storage.backend;
     this.ops = storage.ops;
     this.workers = storage.workers;
-    this.timingHistory = opts.storage ? undefined : this.makeTimingRecorder();
+    this.timingHistory = this.makeTimingRecorder(storage.history);
     this.attempts = new JobAttempts(
       tracerFor(opts.telemetry),
       new WorkerMetrics(this.prefix, this.name, opts.telemetry?.meter),
@@ -284,15 +285,12 @@ export abstract class WorkerBase<
     this.services.add(completionsService(completions));
   }
 
-  /**
-   * The timing history lives in Redis beside the queue; a worker given another storage (its
-   * `storage` option) keeps none.
-   */
-  private makeTimingRecorder(): TimingRecorder | undefined {
+  /** The timing history this worker adds to, in its storage (unless turned off). */
+  private makeTimingRecorder(store: TimingHistoryStore): TimingRecorder | undefined {
     const option = this.opts.timingHistory ?? true;
     if (option === false) return undefined;
     const given = option === true ? {} : option;
-    return new TimingRecorder(this.connection.client, this.keys, {
+    return new TimingRecorder(store, {
       flushIntervalMs: given.flushInterval ?? DEFAULTS.worker.timingHistoryFlush,
       retention: {
         minutesKeptMs: given.minutesKept ?? DEFAULT_HISTORY_RETENTION.minutesKeptMs,

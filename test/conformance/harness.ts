@@ -59,6 +59,7 @@ function recorded(made: StorageUnderTest, calls: Set<string>): StorageUnderTest 
       groups: recording(made.queue.groups, 'GroupOperations', calls),
       schedulers: recording(made.queue.schedulers, 'SchedulerStorage', calls),
       workers: recording(made.queue.workers, 'WorkerRegistry', calls),
+      history: recording(made.queue.history, 'TimingHistoryStore', calls),
     },
     flows: recording(made.flows, 'FlowStorage', calls),
     events: recording(made.events, 'EventLogReader', calls),

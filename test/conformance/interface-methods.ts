@@ -16,6 +16,7 @@ export const STORAGE_INTERFACES = {
   FlowStorage: 'engine/backend/flow-storage.ts',
   EventLogReader: 'engine/backend/event-log.ts',
   WorkerRegistry: 'engine/backend/worker-registry.ts',
+  TimingHistoryStore: 'engine/backend/timing-history.ts',
 } as const;
 
 export type StorageInterface = keyof typeof STORAGE_INTERFACES;

@@ -6,6 +6,7 @@
 import { backendScenarios } from './backend-scenarios';
 import { dependencyScenarios } from './dependency-scenarios';
 import { groupScenarios } from './group-scenarios';
+import { historyScenarios } from './history-scenarios';
 import type { Scenario } from './harness';
 import { jobMoveScenarios } from './job-move-scenarios';
 import { queueControlScenarios } from './queue-control-scenarios';
@@ -21,5 +22,6 @@ export const SCENARIO_SETS: Record<string, readonly Scenario[]> = {
   'tenant groups': groupScenarios,
   'waking workers': wakeScenarios,
   'live workers': workerScenarios,
+  'timing history': historyScenarios,
   'flows, schedulers and the event log': storageScenarios,
 };

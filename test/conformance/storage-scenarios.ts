@@ -174,4 +174,19 @@ export const storageScenarios: Scenario[] = [
       expect(Date.now() - waited).toBeGreaterThanOrEqual(150);
     },
   },
+  {
+    title: 'takes custom events into the log, keeping about the newest ones asked for',
+    covers: ['QueueBackend.publishEvent'],
+    run: async ({ made }) => {
+      const { backend } = made.queue;
+      const start = await made.events.lastId();
+      await backend.publishEvent(['event', 'custom', 'n', '1'], 1_000);
+      await backend.publishEvent(['event', 'custom', 'n', '2'], 1_000);
+      const entries = await made.events.read(start, 100);
+      expect(entries.map(([, fields]) => fields)).toEqual([
+        ['event', 'custom', 'n', '1'],
+        ['event', 'custom', 'n', '2'],
+      ]);
+    },
+  },
 ];

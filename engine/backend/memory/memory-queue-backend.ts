@@ -65,6 +65,10 @@ export class MemoryQueueBackend implements QueueBackend {
     Object.assign(this.queue.meta, fields);
   }
 
+  async publishEvent(fields: string[], maxLength: number): Promise<void> {
+    this.queue.events.add([...fields], maxLength);
+  }
+
   async fetchNextJob(identity: FetchIdentity): Promise<FetchResult> {
     return fetchNextJob(this.queue, identity, Date.now());
   }

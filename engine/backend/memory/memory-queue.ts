@@ -40,6 +40,12 @@ export function newMemoryJob(hash: Record<string, string>): MemoryJob {
   };
 }
 
+/** One span of the timing history (an hour of minutes, a day of hours), by field. */
+export interface HistorySpan {
+  expiresAt: number;
+  fields: Map<string, number>;
+}
+
 /** Per-minute throughput as bullmq keeps it (metrics:<type> and its data list, newest first). */
 export interface MemoryMetrics {
   count: number;
@@ -84,6 +90,8 @@ export class MemoryQueue {
   readonly events = new MemoryEventLog();
   /** The live workers, by their heartbeats. */
   readonly workers = new MemoryWorkers();
+  /** The timing history's spans, by `<resolution>:<span start>` (memory-history.ts). */
+  readonly history = new Map<string, HistorySpan>();
   /** Counters of ids and priorities (bullmq's `id` and `pc`). */
   idCounter = 0;
   priorityCounter = 0;

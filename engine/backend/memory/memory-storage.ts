@@ -9,6 +9,7 @@ import type { Storage } from '../storage';
 import { MemoryEventLogReader } from './memory-event-log-reader';
 import { MemoryFlowStorage } from './memory-flow-storage';
 import { MemoryGroupOperations } from './memory-group-operations';
+import { MemoryTimingHistory } from './memory-history';
 import { MemoryQueueBackend } from './memory-queue-backend';
 import { MemoryQueueOperations } from './memory-queue-operations';
 import { MemorySchedulerStorage } from './memory-schedulers';
@@ -25,6 +26,7 @@ export function memoryStorage(): Storage {
       groups: new MemoryGroupOperations(store, keys),
       schedulers: new MemorySchedulerStorage(store, keys),
       workers: new MemoryWorkerRegistry(store, keys),
+      history: new MemoryTimingHistory(store, keys),
     }),
     flows: () => new MemoryFlowStorage(store),
     events: ({ keys }) => new MemoryEventLogReader(store, keys),

@@ -124,6 +124,7 @@ export function obliterate(
   queue.schedulerRuns.clear();
   queue.groups.clear();
   queue.events.clear();
+  queue.history.clear();
   queue.stalled.clear();
   queue.stalledCheckUntil = 0;
   queue.limiter = undefined;

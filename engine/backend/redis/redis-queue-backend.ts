@@ -102,6 +102,10 @@ export class RedisQueueBackend implements QueueBackend {
     await this.client.hset(this.keys.meta, fields);
   }
 
+  async publishEvent(fields: string[], maxLength: number): Promise<void> {
+    await this.client.xadd(this.keys.events, 'MAXLEN', '~', maxLength, '*', ...fields);
+  }
+
   async fetchNextJob(identity: FetchIdentity): Promise<FetchResult> {
     const k = this.keys;
     const reply = await runScript(this.client, 'moveToActive', scriptKeys('moveToActive', k), [
