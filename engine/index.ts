@@ -15,6 +15,7 @@ export { SandboxCrashError, SandboxLoadError } from './sandbox/errors';
 export { WorkerServiceStartError } from './worker/worker-services';
 export { redisStorage } from './backend/storage';
 export type { QueueStorage, Storage, StorageContext } from './backend/storage';
+export type { RedisQueueChores } from './backend/redis-queue-chores';
 export type { QueueBackend } from './backend/queue-backend';
 export type { EventLogEntry, EventLogReader } from './backend/event-log';
 export type {

@@ -2,6 +2,8 @@
  * QueueEventsProducer: publishes custom events on a queue's events stream, where QueueEvents
  * (OxMQ's or bullmq's) emit them under their `eventName` like the built-in ones.
  */
+import type { QueueBackend } from './backend/queue-backend';
+import { checkStorageOption, redisStorage, type Storage } from './backend/storage';
 import { assertClusterSafeQueue } from './cluster-slots';
 import {
   connect,
@@ -17,6 +19,8 @@ import { QueueKeys } from './keys';
 export interface QueueEventsProducerOptions {
   connection: ConnectionOptions;
   prefix?: string;
+  /** OxMQ: where the queue's event log lives (engine/backend/storage.ts); default Redis. */
+  storage?: Storage;
 }
 
 /** bullmq trims the stream to about this many entries on each custom event, unless told. */
@@ -27,6 +31,7 @@ export class QueueEventsProducer {
   readonly qualifiedName: string;
   closing: Promise<void> | undefined;
   private readonly connection: ManagedConnection;
+  private readonly backend: QueueBackend;
 
   constructor(
     readonly name: string,
@@ -35,10 +40,15 @@ export class QueueEventsProducer {
     if (!opts || opts.connection === undefined) {
       throw new ValidationError('QueueEventsProducer needs a connection option');
     }
+    checkStorageOption(opts.storage);
     this.keys = new QueueKeys(opts.prefix ?? DEFAULTS.prefix, name);
     assertClusterSafeQueue(opts.connection, this.keys);
     this.qualifiedName = this.keys.queueKey;
     this.connection = connect(opts.connection);
+    this.backend = (opts.storage ?? redisStorage).queue({
+      keys: this.keys,
+      client: this.connection.client,
+    }).backend;
   }
 
   /** The Redis key of `type` in this queue. */
@@ -72,7 +82,7 @@ export class QueueEventsProducer {
       if (value === undefined) continue;
       flat.push(field, typeof value === 'object' ? JSON.stringify(value) : String(value));
     }
-    await this.connection.client.xadd(this.keys.events, 'MAXLEN', '~', maxEvents, '*', ...flat);
+    await this.backend.publishEvent(flat, maxEvents);
   }
 
   async close(): Promise<void> {

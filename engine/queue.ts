@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import type { RedisQueueChores } from './backend/redis-queue-chores';
 import { checkStorageOption, redisStorage } from './backend/storage';
 import { DEFAULT_COUNT_STATES } from './backend/queue-operations';
 import type {
@@ -80,6 +81,8 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   readonly groups: GroupOperations;
   /** @internal */
   readonly schedulers: SchedulerStorage;
+  /** @internal The Redis storage's own chores; absent with another storage. */
+  readonly redis?: RedisQueueChores;
   readonly defaultJobOptions: JobsOptions;
   private readonly connection: ManagedConnection;
   private readonly ready: Promise<void>;
@@ -131,6 +134,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     this.ops = storage.ops;
     this.groups = storage.groups;
     this.schedulers = storage.schedulers;
+    this.redis = storage.redis;
     this.scheduler = new JobScheduler(storage.schedulers, this, this.defaultJobOptions);
     this.ready = opts.skipMetasUpdate ? Promise.resolve() : this.writeMeta();
     this.ready.catch((error: unknown) => this.emitError(error));
@@ -719,16 +723,18 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   }
 
   /** Deletes the `priority` key bullmq versions before 5 wrote; 1 if it existed. */
-  removeDeprecatedPriorityKey(): Promise<number> {
-    return this.ops.removeDeprecatedPriorityKey();
+  async removeDeprecatedPriorityKey(): Promise<number> {
+    // Only Redis can hold what bullmq before 5 wrote.
+    return (await this.redis?.removeDeprecatedPriorityKey()) ?? 0;
   }
 
   /**
    * Deletes job keys that no state holds any more (left by crashes of old bullmq versions):
    * scans `count` keys per step, removes at most `limit` jobs (0: all). Returns how many.
    */
-  removeOrphanedJobs(count: number = DEFAULTS.chunkSize, limit = 0): Promise<number> {
-    return this.ops.removeOrphanedJobs(count, limit);
+  async removeOrphanedJobs(count: number = DEFAULTS.chunkSize, limit = 0): Promise<number> {
+    // Another storage keeps no job outside a state: there is nothing to find.
+    return (await this.redis?.removeOrphanedJobs(count, limit)) ?? 0;
   }
 
   /** Sets a job's progress from outside a worker: the stream's `progress` event and a local one. */
@@ -817,7 +823,8 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
 
   /** Workers connected to this queue (OxMQ's and bullmq's), from their blocking connections' names. */
   async getWorkers(): Promise<WorkerInfo[]> {
-    const clients = await this.ops.getWorkerClients();
+    // Named connections are Redis's: another storage lists none.
+    const clients = (await this.redis?.getWorkerClients()) ?? [];
     return clients.map((client) => {
       const rawname = client.name ?? '';
       const marker = rawname.indexOf(':w:');
@@ -833,7 +840,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
 
   /** QueueEvents connected to this queue, from their connections' names. */
   async getQueueEvents(): Promise<WorkerInfo[]> {
-    const clients = await this.ops.getQueueEventsClients();
+    const clients = (await this.redis?.getQueueEventsClients()) ?? [];
     return clients.map((client) => ({ ...client, rawname: client.name ?? '', name: this.name }));
   }
 

@@ -2,7 +2,7 @@
  * The storage seam. Queue, Worker and Job speak to storage only through this interface, which
  * states what each operation means rather than how Redis does it. RedisQueueBackend is the one
  * implementation; its methods are atomic unless documented otherwise. What any implementation
- * must do, with QueueOperations, is test/conformance/backend-scenarios.ts.
+ * must do, with QueueOperations, is the conformance suite (test/conformance/).
  */
 import type { DurableOptions } from '../job-options';
 import type { QueueKeys } from '../keys';
@@ -148,6 +148,9 @@ export interface Metrics {
   count: number;
 }
 
+/** How a cancel request ended (Queue.cancelJob), as the job's timeline shows it. */
+export type CancelOutcome = 'stopped' | 'force-stopped' | 'completed-anyway';
+
 export interface QueueBackend {
   readonly keys: QueueKeys;
 
@@ -160,6 +163,11 @@ export interface QueueBackend {
   /** All jobs in one round trip; replies in order (with `durable`, one wait for all). */
   addJobs(jobs: NewJob[], durable?: DurableOptions): Promise<AddResult[]>;
   writeQueueMeta(fields: Record<string, string>): Promise<void>;
+  /**
+   * Appends an entry (flat `event, <name>, field, value...`) to the queue's event log, which then
+   * keeps about its newest `maxLength` entries (QueueEventsProducer's custom events).
+   */
+  publishEvent(fields: string[], maxLength: number): Promise<void>;
 
   // worker
   fetchNextJob(identity: FetchIdentity): Promise<FetchResult>;
@@ -177,6 +185,8 @@ export interface QueueBackend {
    * returns the rate limit's remaining ms (0 when none).
    */
   moveActiveJobToWait(jobId: string, token: string): Promise<number>;
+  /** True while `token` holds the job's lock (every move out of active releases it). */
+  holdsLock(jobId: string, token: string): Promise<boolean>;
   /** Renews locks; returns the ids whose lock was lost. */
   extendLocks(jobIds: string[], tokens: string[], duration: number): Promise<string[]>;
   /** The two-phase stalled check; returns the ids recovered. Throttled by stalledInterval. */
@@ -194,6 +204,11 @@ export interface QueueBackend {
   waitForWake(timeoutSeconds: number, wakeKey: string): Promise<string | undefined>;
 
   // job
+  /**
+   * Notes in the event log how a cancel request ended, for the job's timeline: `cancelled`
+   * (outcome stopped or force-stopped) or `cancel-ignored` (completed-anyway).
+   */
+  noteCancelOutcome(jobId: string, outcome: CancelOutcome): Promise<void>;
   updateProgress(jobId: string, progressJson: string): Promise<void>;
   addLog(jobId: string, line: string, keepLogs?: number): Promise<number>;
   /** Keeps only the newest `keepLogs` log lines of a job; all go without it. */

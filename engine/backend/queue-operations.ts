@@ -146,10 +146,6 @@ export interface QueueOperations {
   /** Manual rate limit: no worker takes a job for `ms`. */
   rateLimit(ms: number): Promise<void>;
   getRateLimitTtl(maxJobs?: number): Promise<number>;
-  /** Raw client names of connections named as workers of this queue (CLIENT LIST). */
-  getWorkerClients(): Promise<Record<string, string>[]>;
-  /** Raw client names of connections named as QueueEvents of this queue. */
-  getQueueEventsClients(): Promise<Record<string, string>[]>;
 
   // ---- ranges and housekeeping ----
   /** Delayed jobs; with `timestamp` (ms), only those due strictly before it. */
@@ -171,10 +167,6 @@ export interface QueueOperations {
   isMaxed(): Promise<boolean>;
   /** Trims the events stream to about `maxLength` entries; returns how many were dropped. */
   trimEvents(maxLength: number): Promise<number>;
-  /** Deletes the `priority` key bullmq versions before 5 wrote; 1 if it existed. */
-  removeDeprecatedPriorityKey(): Promise<number>;
-  /** Deletes job keys no state holds, `count` keys scanned per step, at most `limit` (0: all). */
-  removeOrphanedJobs(count: number, limit: number): Promise<number>;
   /** Asks the OxMQ worker holding an active job to cancel it (see Queue.cancelJob). */
   requestJobCancel(
     jobId: string,

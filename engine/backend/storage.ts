@@ -2,12 +2,13 @@
  * How the engine gets its storage: one object that builds, from the connections a Queue, Worker,
  * FlowProducer or QueueEvents opened, the interfaces everything else uses:
  * - `queue`: one queue's jobs (QueueBackend), its admin operations (QueueOperations), its tenant
- *   groups (GroupOperations) and its job schedulers (SchedulerStorage);
+ *   groups (GroupOperations), its job schedulers (SchedulerStorage), its live workers
+ *   (WorkerRegistry) and its timing history (TimingHistoryStore);
  * - `flows`: parent/child trees across queues, added atomically and read back (FlowStorage);
  * - `events`: a reader of one queue's event log, for QueueEvents (EventLogReader).
  * The default, `redisStorage`, stores everything as bullmq 6.7.0 does. Another storage is
  * injected with the `storage` option and must pass the backend conformance suite
- * (test/conformance/backend-scenarios.ts).
+ * (test/conformance/, run per storage by its harness.ts).
  */
 import type { RedisClient } from '../connection';
 import { ValidationError } from '../errors';
@@ -19,10 +20,16 @@ import type { GroupOperations, QueueOperations } from './queue-operations';
 import { RedisEventLogReader } from './redis/event-log-reader';
 import { RedisFlowStorage } from './redis/flow-storage';
 import { RedisGroupOperations } from './redis/groups';
+import { RedisTimingHistory } from './redis/history-store';
 import { RedisQueueOperations } from './redis/queue-operations';
+import { RedisChores } from './redis/queue-chores';
 import { RedisQueueBackend } from './redis/redis-queue-backend';
 import { RedisSchedulerStorage } from './redis/scheduler-store';
+import { RedisWorkerRegistry } from './redis/worker-registry';
+import type { RedisQueueChores } from './redis-queue-chores';
 import type { SchedulerStorage } from './scheduler-storage';
+import type { TimingHistoryStore } from './timing-history';
+import type { WorkerRegistry } from './worker-registry';
 
 export interface StorageContext {
   keys: QueueKeys;
@@ -37,6 +44,12 @@ export interface QueueStorage {
   ops: QueueOperations;
   groups: GroupOperations;
   schedulers: SchedulerStorage;
+  /** The queue's live workers, by their heartbeats. */
+  workers: WorkerRegistry;
+  /** The queue's timing history, which workers add to. */
+  history: TimingHistoryStore;
+  /** Only the Redis storage has it: chores that have no meaning for another storage. */
+  redis?: RedisQueueChores;
 }
 
 export interface Storage {
@@ -70,6 +83,9 @@ export const redisStorage: Storage = {
     ops: new RedisQueueOperations(client, keys),
     groups: new RedisGroupOperations(client, keys),
     schedulers: new RedisSchedulerStorage(client, keys),
+    workers: new RedisWorkerRegistry(client, keys),
+    history: new RedisTimingHistory(client, keys),
+    redis: new RedisChores(client, keys),
   }),
   flows: ({ client }) => new RedisFlowStorage(client),
   events: ({ keys, client }) => new RedisEventLogReader(client, keys),

@@ -2,19 +2,17 @@
  * What a worker adds to its queue's timing history (docs/metrics.md, "Timing history"): per
  * minute, the wait time of first attempts (due → start), the run time of attempts (start →
  * outcome) in fixed buckets, and the outcomes, for the whole queue and per job name. Counted in
- * memory as jobs start and end, and written every `flushIntervalMs` in one script call (and on
- * close), so a job costs no Redis command of its own. A worker killed without closing loses at
+ * memory as jobs start and end, and written to the storage's TimingHistoryStore every
+ * `flushIntervalMs` in one call (and on close), so a job costs no storage call of its own. A worker killed without closing loses at
  * most one interval of counts.
  *
  * Names are bounded: each minute the busiest NAMES_PER_MINUTE names are written under their own
  * name and the rest under OTHER_NAMES, so a queue with random job names cannot grow the history
  * without limit.
  */
-import type { RedisClient } from '../connection';
-import type { QueueKeys } from '../keys';
+import type { HistoryEntry, TimingHistoryStore } from '../backend/timing-history';
 import { bucketOf } from './buckets';
 import { slotStart, SERIES, type HistoryRetention } from './history-keys';
-import { writeHistory, type HistoryEntry } from './history-writer';
 
 export const NAMES_PER_MINUTE = 20;
 /** The name the history gives the jobs of the names beyond the busiest. */
@@ -23,7 +21,7 @@ export const OTHER_NAMES = '(other names)';
 const NAME_CHARS = 200;
 /** Names one minute counts separately in memory before folding the rest into OTHER_NAMES. */
 const NAMES_IN_MEMORY = 1_000;
-/** Minutes kept in memory while Redis cannot take them (the oldest are dropped beyond). */
+/** Minutes kept in memory while storage cannot take them (the oldest are dropped beyond). */
 const MINUTES_IN_MEMORY = 60;
 
 export type AttemptOutcome = 'completed' | 'failed' | 'retried';
@@ -84,8 +82,7 @@ export class TimingRecorder {
   private flushing?: Promise<void>;
 
   constructor(
-    private readonly client: RedisClient,
-    private readonly keys: QueueKeys,
+    private readonly store: TimingHistoryStore,
     private readonly options: TimingRecorderOptions,
   ) {}
 
@@ -142,7 +139,7 @@ export class TimingRecorder {
   }
 
   /**
-   * Writes what was counted since the last flush. Counts that could not be written (Redis away)
+   * Writes what was counted since the last flush. Counts that could not be written (storage away)
    * go back into memory, at most MINUTES_IN_MEMORY minutes of them, and are written with the
    * next flush.
    */
@@ -158,12 +155,12 @@ export class TimingRecorder {
         for (const [series, value] of tally.counts) entries.push({ at, series, name, value });
       }
     }
-    this.flushing = writeHistory(this.client, this.keys, this.options.retention, entries).catch(
-      (error: unknown) => {
+    this.flushing = this.store
+      .write(entries, [], this.options.retention)
+      .catch((error: unknown) => {
         this.restore(minutes);
         throw error;
-      },
-    );
+      });
     try {
       await this.flushing;
     } finally {

@@ -2,6 +2,7 @@
  * Keys of OxMQ's worker heartbeats. They live under the queue's base key next to bullmq's, in an
  * `oxmq:` namespace bullmq never reads, writes or deletes (see docs/redis-keys.md).
  */
+import type { CancelRequest } from '../backend/worker-registry';
 import type { QueueKeys } from '../keys';
 
 /** Sorted set of the workers of a queue, scored by their last heartbeat (ms). */
@@ -35,12 +36,7 @@ export function workerWakeKey(keys: QueueKeys, workerId: string): string {
  */
 export const WAKE_MEMBER = { cancel: 'cancel', poke: 'poke' } as const;
 
-/** A cancel request as the worker receives it. */
-export interface CancelRequest {
-  reason: string;
-  /** Kill the sandbox child running the job (a processor that ignores its signal). */
-  force: boolean;
-}
+export type { CancelRequest, WorkerCommand } from '../backend/worker-registry';
 
 /**
  * A request as stored in the worker's cancel hash: JSON, or (written by an older OxMQ) the bare
@@ -63,6 +59,3 @@ export function workerIdOfToken(token: string): string | undefined {
   const at = token.lastIndexOf(':');
   return at > 0 ? token.slice(0, at) : undefined;
 }
-
-/** Commands a worker reads on its heartbeat. */
-export type WorkerCommand = 'quiet' | 'resume';

@@ -1,26 +1,15 @@
 /**
- * A worker's heartbeat: every `intervalMs` one script call refreshes the worker's record (who and
- * where it is, what it runs, its counters) with a TTL of three intervals, and brings back what
- * was asked of it meanwhile through Redis: a quiet / resume command and cancel requests for its
- * jobs. A cancel request also wakes the worker (its wake key, marker-waiter.ts), which then beats
+ * A worker's heartbeat: every `intervalMs` one call to the storage's WorkerRegistry refreshes the
+ * worker's record (who and where it is, what it runs, its counters) with a lifetime of three
+ * intervals, and brings back what was asked of it meanwhile: a quiet / resume command and cancel
+ * requests for its jobs. A cancel request also wakes the worker (its wake key, marker-waiter.ts), which then beats
  * at once (beatNow); the periodic beat is the fallback when a wake went astray. A worker that
  * dies stops beating and its record expires; close() deletes it.
  */
 import { hostname } from 'node:os';
-import type { RedisClient } from '../connection';
-import { runScript } from '../backend/redis/run-script';
-import type { QueueKeys } from '../keys';
-import { scriptKeys } from '../scripts/script-keys';
+import type { WorkerRegistry } from '../backend/worker-registry';
 import { OXMQ_VERSION } from '../version';
-import {
-  parseCancelRequest,
-  workerCancelKey,
-  workerRecordKey,
-  workersIndexKey,
-  workerWakeKey,
-  type CancelRequest,
-  type WorkerCommand,
-} from './heartbeat-keys';
+import type { CancelRequest, WorkerCommand } from './heartbeat-keys';
 
 /** Most job ids one record lists (the count of jobs in flight is always exact). */
 export const HEARTBEAT_MAX_LISTED_JOBS = 100;
@@ -50,6 +39,9 @@ export interface HeartbeatSnapshot {
 
 export interface HeartbeatConfig {
   workerId: string;
+  /** The queue the worker serves (its record says so). */
+  queueName: string;
+  prefix: string;
   /** The Worker's `name` option, if any. */
   workerName?: string;
   intervalMs: number;
@@ -90,8 +82,7 @@ export class WorkerHeartbeat {
   lockRenewalFailures = 0;
 
   constructor(
-    private readonly client: RedisClient,
-    private readonly keys: QueueKeys,
+    private readonly registry: WorkerRegistry,
     private readonly config: HeartbeatConfig,
     private readonly handlers: HeartbeatHandlers,
   ) {}
@@ -148,30 +139,24 @@ export class WorkerHeartbeat {
 
   /** One beat: writes the record, then applies the command and the cancel requests it got. */
   async runOnce(now = Date.now()): Promise<BeatResult> {
-    const reply = await this.beat(now);
-    const command = reply[0] === 'quiet' || reply[0] === 'resume' ? reply[0] : undefined;
-    const pairs = Array.isArray(reply[1]) ? (reply[1] as string[]) : [];
-    const cancelRequests: string[] = [];
-    for (let i = 0; i + 1 < pairs.length; i += 2) {
-      cancelRequests.push(pairs[i]!);
-      this.handlers.cancel(pairs[i]!, parseCancelRequest(pairs[i + 1]!));
-    }
+    const { command, cancels } = await this.beat(now);
+    for (const { jobId, request } of cancels) this.handlers.cancel(jobId, request);
     const quiet = command === 'quiet';
     if (command && quiet !== this.handlers.snapshot().quiet) {
       this.handlers.setQuiet(quiet);
       // The record shows the new state now rather than an interval later.
       await this.beat(Date.now());
     }
-    return { ...(command && { command }), cancelRequests };
+    return { ...(command && { command }), cancelRequests: cancels.map(({ jobId }) => jobId) };
   }
 
-  private async beat(now: number): Promise<unknown[]> {
+  private beat(now: number) {
     const snapshot = this.handlers.snapshot();
     const fields = {
       id: this.config.workerId,
       name: this.config.workerName ?? '',
-      queue: this.keys.queueName,
-      prefix: this.keys.prefix,
+      queue: this.config.queueName,
+      prefix: this.config.prefix,
       host: hostname(),
       pid: process.pid,
       version: OXMQ_VERSION,
@@ -191,49 +176,14 @@ export class WorkerHeartbeat {
       limiterMax: this.config.limiter?.max ?? '',
       limiterDuration: this.config.limiter?.duration ?? '',
     };
-    const { workerId } = this.config;
-    const reply = await runScript(
-      this.client,
-      'workerHeartbeat',
-      scriptKeys('workerHeartbeat', this.keys, {
-        worker: workerRecordKey(this.keys, workerId),
-        workers: workersIndexKey(this.keys),
-        workerCancel: workerCancelKey(this.keys, workerId),
-      }),
-      // Every value as a string: Lua would print a decoded number with 14 significant digits.
-      [
-        workerId,
-        now,
-        this.ttlMs,
-        JSON.stringify(stringValues(fields)),
-        this.keys.base,
-        HEARTBEAT_INDEX_KEEP_MS,
-      ],
-    );
-    return Array.isArray(reply) ? reply : [];
+    return this.registry.beat(this.config.workerId, stringValues(fields), this.ttlMs, now);
   }
 
   /** Stops beating and deletes the record, its pending requests, wake key and index entry. */
   async close(): Promise<void> {
     this.stop();
     await this.pending;
-    await this.remove();
-  }
-
-  private async remove(): Promise<void> {
-    const { workerId } = this.config;
-    // A pipeline, not a MULTI: Redis at maxmemory refuses every command queued in a MULTI, while
-    // these deletes pass there and free memory. A reader meeting the index entry without its
-    // record takes the worker as gone, as after the record's TTL.
-    await this.client
-      .pipeline()
-      .del(
-        workerRecordKey(this.keys, workerId),
-        workerCancelKey(this.keys, workerId),
-        workerWakeKey(this.keys, workerId),
-      )
-      .zrem(workersIndexKey(this.keys), workerId)
-      .exec();
+    await this.registry.remove(this.config.workerId);
   }
 }
 

@@ -4,13 +4,13 @@
  * (retried or failed for good) and completions. A Redis refusal of a finishing call is reported
  * as an error event: the job stays where the stalled logic put it.
  */
-import { recordCancelOutcome, type CancelOutcome } from '../backend/redis/worker-requests';
 import {
   FailedChildrenError,
   JobCancelledError,
   PendingDependenciesError,
   UnrecoverableError,
 } from '../errors';
+import type { CancelOutcome } from '../backend/queue-backend';
 import { movedByProcessor, type Job } from '../job';
 import { keepRule } from '../keep-jobs';
 import { SandboxAbortedError } from '../sandbox/errors';
@@ -178,7 +178,7 @@ export class JobOutcomes<DataType, ReturnType, NameType extends string> {
     outcome: CancelOutcome,
   ): Promise<void> {
     try {
-      await recordCancelOutcome(this.ctx.client, this.ctx.keys, job.id, outcome);
+      await this.ctx.backend.noteCancelOutcome(job.id, outcome);
     } catch (error) {
       this.ctx.emitError(error);
     }
@@ -194,8 +194,7 @@ export class JobOutcomes<DataType, ReturnType, NameType extends string> {
     token: string,
   ): Promise<boolean> {
     if (movedByProcessor.has(job)) return true;
-    const lock = await this.ctx.client.get(this.ctx.keys.jobLock(job.id));
-    return lock !== token;
+    return !(await this.ctx.backend.holdsLock(job.id, token));
   }
 
   /**

@@ -11,6 +11,8 @@ import type { RedisClient } from '../connection';
 import type { FetchIdentity } from '../backend/queue-backend';
 import type { QueueBackend } from '../backend/queue-backend';
 import type { QueueOperations } from '../backend/queue-operations';
+import type { TimingHistoryStore } from '../backend/timing-history';
+import type { WorkerRegistry } from '../backend/worker-registry';
 import { redisStorage } from '../backend/storage';
 import { connect, release, untilDisconnected, type ManagedConnection } from '../connection';
 import { DEFAULTS } from '../defaults';
@@ -55,9 +57,6 @@ import { isConnectionClosedError, waitForReady, workerConnectionName } from './w
 import type { GetNextJobOptions } from './worker-listener';
 import { WorkerServices } from './worker-services';
 
-/** bullmq's manual rate limit: the limiter counter set past any max, for `ms`. */
-const MANUAL_RATE_LIMIT_COUNTER = '9007199254740991';
-
 export abstract class WorkerBase<
   DataType,
   ReturnType,
@@ -70,6 +69,8 @@ export abstract class WorkerBase<
   readonly backend: QueueBackend;
   /** @internal */
   readonly ops: QueueOperations;
+  /** @internal The queue's live workers, this one's heartbeat among them. */
+  readonly workers: WorkerRegistry;
   readonly id = randomUUID();
   /** What jobs of this worker finish with when code finishes them (manual processing). */
   readonly finishing: JobFinishingContext;
@@ -171,7 +172,8 @@ export abstract class WorkerBase<
     });
     this.backend = storage.backend;
     this.ops = storage.ops;
-    this.timingHistory = opts.storage ? undefined : this.makeTimingRecorder();
+    this.workers = storage.workers;
+    this.timingHistory = this.makeTimingRecorder(storage.history);
     this.attempts = new JobAttempts(
       tracerFor(opts.telemetry),
       new WorkerMetrics(this.prefix, this.name, opts.telemetry?.meter),
@@ -283,15 +285,12 @@ export abstract class WorkerBase<
     this.services.add(completionsService(completions));
   }
 
-  /**
-   * The timing history lives in Redis beside the queue; a worker given another storage (its
-   * `storage` option) keeps none.
-   */
-  private makeTimingRecorder(): TimingRecorder | undefined {
+  /** The timing history this worker adds to, in its storage (unless turned off). */
+  private makeTimingRecorder(store: TimingHistoryStore): TimingRecorder | undefined {
     const option = this.opts.timingHistory ?? true;
     if (option === false) return undefined;
     const given = option === true ? {} : option;
-    return new TimingRecorder(this.connection.client, this.keys, {
+    return new TimingRecorder(store, {
       flushIntervalMs: given.flushInterval ?? DEFAULTS.worker.timingHistoryFlush,
       retention: {
         minutesKeptMs: given.minutesKept ?? DEFAULT_HISTORY_RETENTION.minutesKeptMs,
@@ -320,9 +319,15 @@ export abstract class WorkerBase<
   private makeHeartbeat(intervalMs: number): WorkerHeartbeat | undefined {
     if (intervalMs === 0) return undefined;
     const heartbeat = new WorkerHeartbeat(
-      this.connection.client,
-      this.keys,
-      { workerId: this.id, workerName: this.opts.name, intervalMs, limiter: this.opts.limiter },
+      this.workers,
+      {
+        workerId: this.id,
+        workerName: this.opts.name,
+        queueName: this.name,
+        prefix: this.prefix,
+        intervalMs,
+        limiter: this.opts.limiter,
+      },
       {
         snapshot: () => ({
           concurrency: this.concurrency,
@@ -644,12 +649,7 @@ export abstract class WorkerBase<
       throw new ValidationError('rateLimit needs a duration in ms (0 or more)');
     }
     if (ms === 0) return;
-    await this.connection.client.set(
-      this.keys.limiter,
-      MANUAL_RATE_LIMIT_COUNTER,
-      'PX',
-      Math.round(ms),
-    );
+    await this.ops.rateLimit(ms);
   }
 
   /** Stops taking new jobs; running jobs go on. With doNotWaitActive false, waits for them. */

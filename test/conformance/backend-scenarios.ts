@@ -1,47 +1,27 @@
 /**
- * The backend conformance suite: what any storage behind Queue and Worker must do, written
- * against the two interfaces alone (QueueBackend for producers and workers, QueueOperations for
- * reads and admin moves; engine/backend/). A backend passes when every scenario passes on a
- * fresh, empty queue from its factory. Job hashes are compared by bullmq's field names
- * (docs/redis-keys.md), which every backend's Job reads.
+ * The core of the conformance suite: what any storage behind Queue and Worker must do with one
+ * queue's jobs, written against QueueBackend (producers and workers) and QueueOperations (reads
+ * and admin moves) alone (engine/backend/). Job hashes are compared by bullmq's field names
+ * (docs/redis-keys.md), which every storage's Job reads.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import type { FetchIdentity, QueueBackend, QueueOperations } from 'oxmq/internals';
+import { expect } from 'vitest';
 import { newJob } from '../helpers/new-job';
+import type { Scenario } from './harness';
+import { fetchJob, sleep, WORKER } from './scenario-helpers';
 
-export interface BackendUnderTest {
-  backend: QueueBackend;
-  ops: QueueOperations;
-  close(): Promise<void>;
-}
-
-/** Makes a backend for a new, empty queue. */
-export type BackendFactory = () => Promise<BackendUnderTest> | BackendUnderTest;
-
-const WORKER: FetchIdentity = { token: 'token-1', lockDuration: 30_000 };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export function describeBackendConformance(label: string, factory: BackendFactory): void {
-  describe(`backend conformance: ${label}`, () => {
-    const open: BackendUnderTest[] = [];
-    afterEach(async () => {
-      for (const made of open.splice(0)) await made.close();
-    });
-    const fresh = async () => {
-      const made = await factory();
-      open.push(made);
-      return made;
-    };
-    /** Fetches the next job, failing the test when there is none. */
-    const fetchJob = async (backend: QueueBackend, identity = WORKER) => {
-      const result = await backend.fetchNextJob(identity);
-      if (result.kind !== 'job') throw new Error(`expected a job, got ${JSON.stringify(result)}`);
-      return result;
-    };
-
-    it('adds, fetches under a lock and completes a job, keeping its return value', async () => {
-      const { backend, ops } = await fresh();
+export const backendScenarios: Scenario[] = [
+  {
+    title: 'adds, fetches under a lock and completes a job, keeping its return value',
+    covers: [
+      'QueueBackend.fetchNextJob',
+      'QueueBackend.addJob',
+      'QueueBackend.finishJob',
+      'QueueBackend.getJobHash',
+      'QueueOperations.getState',
+      'QueueOperations.getCounts',
+    ],
+    run: async ({ made }) => {
+      const { backend, ops } = made.queue;
       const { jobId, duplicate } = await backend.addJob(newJob({ data: '{"n":1}' }));
       expect(duplicate).toBe(false);
       expect(await ops.getState(jobId)).toBe('waiting');
@@ -64,10 +44,18 @@ export function describeBackendConformance(label: string, factory: BackendFactor
         active: 0,
         completed: 1,
       });
-    });
-
-    it('refuses to finish a job under another lock token, and leaves it active', async () => {
-      const { backend, ops } = await fresh();
+    },
+  },
+  {
+    title: 'refuses to finish a job under another lock token, and leaves it active',
+    covers: [
+      'QueueBackend.fetchNextJob',
+      'QueueBackend.addJob',
+      'QueueBackend.finishJob',
+      'QueueOperations.getState',
+    ],
+    run: async ({ made }) => {
+      const { backend, ops } = made.queue;
       const { jobId } = await backend.addJob(newJob());
       await fetchJob(backend);
       await expect(
@@ -81,19 +69,25 @@ export function describeBackendConformance(label: string, factory: BackendFactor
         }),
       ).rejects.toThrow();
       expect(await ops.getState(jobId)).toBe('active');
-    });
-
-    it('writes nothing for a custom id that already exists', async () => {
-      const { backend } = await fresh();
+    },
+  },
+  {
+    title: 'writes nothing for a custom id that already exists',
+    covers: ['QueueBackend.addJob', 'QueueBackend.getJobHash'],
+    run: async ({ made }) => {
+      const { backend } = made.queue;
       const first = await backend.addJob(newJob({ customId: 'same', data: '{"v":1}' }));
       const second = await backend.addJob(newJob({ customId: 'same', data: '{"v":2}' }));
       expect(first).toMatchObject({ jobId: 'same', duplicate: false });
       expect(second).toMatchObject({ jobId: 'same', duplicate: true });
       expect((await backend.getJobHash('same'))?.data).toBe('{"v":1}');
-    });
-
-    it('hands out jobs by priority, then first in first out, with lifo jumping the line', async () => {
-      const { backend } = await fresh();
+    },
+  },
+  {
+    title: 'hands out jobs by priority, then first in first out, with lifo jumping the line',
+    covers: ['QueueBackend.addJobs', 'QueueBackend.fetchNextJob'],
+    run: async ({ made }) => {
+      const { backend } = made.queue;
       const [a, b, c, d] = await backend.addJobs([
         newJob({ name: 'a' }),
         newJob({ name: 'b', priority: 1 }),
@@ -105,10 +99,18 @@ export function describeBackendConformance(label: string, factory: BackendFactor
       // Unprioritized jobs go before prioritized ones, as in bullmq.
       expect(order).toEqual([d!.jobId, a!.jobId, c!.jobId, b!.jobId]);
       expect((await backend.fetchNextJob(WORKER)).kind).toBe('none');
-    });
-
-    it('holds a delayed job until it is due and says when that is; promote releases it', async () => {
-      const { backend, ops } = await fresh();
+    },
+  },
+  {
+    title: 'holds a delayed job until it is due and says when that is; promote releases it',
+    covers: [
+      'QueueBackend.addJob',
+      'QueueBackend.fetchNextJob',
+      'QueueOperations.getState',
+      'QueueOperations.promoteJob',
+    ],
+    run: async ({ made }) => {
+      const { backend, ops } = made.queue;
       const now = Date.now();
       const { jobId } = await backend.addJob(newJob({ timestamp: now, delay: 60_000 }));
       expect(await ops.getState(jobId)).toBe('delayed');
@@ -120,10 +122,21 @@ export function describeBackendConformance(label: string, factory: BackendFactor
       }
       await ops.promoteJob(jobId);
       expect((await fetchJob(backend)).jobId).toBe(jobId);
-    });
-
-    it('retries straight to wait or after a delay, and postpones without an attempt', async () => {
-      const { backend, ops } = await fresh();
+    },
+  },
+  {
+    title: 'retries straight to wait or after a delay, and postpones without an attempt',
+    covers: [
+      'QueueBackend.fetchNextJob',
+      'QueueBackend.addJob',
+      'QueueBackend.retryJob',
+      'QueueBackend.getJobHash',
+      'QueueBackend.postponeJob',
+      'QueueOperations.getState',
+      'QueueOperations.promoteJob',
+    ],
+    run: async ({ made }) => {
+      const { backend, ops } = made.queue;
       const { jobId } = await backend.addJob(newJob());
       await fetchJob(backend);
       await backend.retryJob({ jobId, token: WORKER.token, delay: 0, lifo: false, fields: {} });
@@ -144,10 +157,19 @@ export function describeBackendConformance(label: string, factory: BackendFactor
       await backend.postponeJob(jobId, WORKER.token, Date.now() + 60_000);
       expect(await ops.getState(jobId)).toBe('delayed');
       expect((await backend.getJobHash(jobId))?.atm).toBe(attempts);
-    });
-
-    it('fails a job with its reason, and a keep rule of 0 removes it', async () => {
-      const { backend, ops } = await fresh();
+    },
+  },
+  {
+    title: 'fails a job with its reason, and a keep rule of 0 removes it',
+    covers: [
+      'QueueBackend.fetchNextJob',
+      'QueueBackend.addJobs',
+      'QueueBackend.finishJob',
+      'QueueBackend.getJobHash',
+      'QueueOperations.getState',
+    ],
+    run: async ({ made }) => {
+      const { backend, ops } = made.queue;
       const [kept, dropped] = await backend.addJobs([newJob(), newJob()]);
       for (const { jobId } of [kept!, dropped!]) {
         await fetchJob(backend);
@@ -164,10 +186,13 @@ export function describeBackendConformance(label: string, factory: BackendFactor
       expect((await backend.getJobHash(kept!.jobId))?.failedReason).toBe('boom');
       expect(await backend.getJobHash(dropped!.jobId)).toBeUndefined();
       expect(await ops.getState(dropped!.jobId)).toBe('unknown');
-    });
-
-    it('finishes a job and hands out the next one in the same call', async () => {
-      const { backend } = await fresh();
+    },
+  },
+  {
+    title: 'finishes a job and hands out the next one in the same call',
+    covers: ['QueueBackend.fetchNextJob', 'QueueBackend.addJobs', 'QueueBackend.finishJob'],
+    run: async ({ made }) => {
+      const { backend } = made.queue;
       const [first, second] = await backend.addJobs([newJob(), newJob()]);
       await fetchJob(backend);
       const next = await backend.finishJob({
@@ -180,20 +205,32 @@ export function describeBackendConformance(label: string, factory: BackendFactor
         fetchNext: WORKER,
       });
       expect(next).toMatchObject({ kind: 'job', jobId: second!.jobId });
-    });
-
-    it('hands out nothing while paused, and again once resumed', async () => {
-      const { backend, ops } = await fresh();
+    },
+  },
+  {
+    title: 'hands out nothing while paused, and again once resumed',
+    covers: [
+      'QueueBackend.addJob',
+      'QueueBackend.fetchNextJob',
+      'QueueOperations.pause',
+      'QueueOperations.isPaused',
+      'QueueOperations.resume',
+    ],
+    run: async ({ made }) => {
+      const { backend, ops } = made.queue;
       const { jobId } = await backend.addJob(newJob());
       await ops.pause();
       expect(await ops.isPaused()).toBe(true);
       expect((await backend.fetchNextJob(WORKER)).kind).toBe('none');
       await ops.resume();
       expect((await fetchJob(backend)).jobId).toBe(jobId);
-    });
-
-    it('applies a worker rate limit and reports how long it holds', async () => {
-      const { backend } = await fresh();
+    },
+  },
+  {
+    title: 'applies a worker rate limit and reports how long it holds',
+    covers: ['QueueBackend.addJobs', 'QueueBackend.fetchNextJob'],
+    run: async ({ made }) => {
+      const { backend } = made.queue;
       await backend.addJobs([newJob(), newJob()]);
       const limited = { ...WORKER, limiter: { max: 1, duration: 10_000 } };
       await fetchJob(backend, limited);
@@ -203,10 +240,18 @@ export function describeBackendConformance(label: string, factory: BackendFactor
         expect(held.rateLimitTtl).toBeGreaterThan(0);
         expect(held.rateLimitTtl).toBeLessThanOrEqual(10_000);
       }
-    });
-
-    it('fetches a batch up to its size and completes it in one call', async () => {
-      const { backend, ops } = await fresh();
+    },
+  },
+  {
+    title: 'fetches a batch up to its size and completes it in one call',
+    covers: [
+      'QueueBackend.addJobs',
+      'QueueBackend.fetchJobBatch',
+      'QueueBackend.completeJobBatch',
+      'QueueOperations.getCounts',
+    ],
+    run: async ({ made }) => {
+      const { backend, ops } = made.queue;
       const added = await backend.addJobs([newJob(), newJob(), newJob()]);
       const batch = await backend.fetchJobBatch({
         identity: WORKER,
@@ -222,15 +267,28 @@ export function describeBackendConformance(label: string, factory: BackendFactor
       });
       expect(done.errors).toEqual([undefined, undefined]);
       expect(await ops.getCounts(['completed', 'waiting'])).toEqual({ completed: 2, waiting: 1 });
-    });
-
-    it('renews only the locks it holds, and recovers a job whose lock expired', async () => {
-      const { backend, ops } = await fresh();
+    },
+  },
+  {
+    title: 'renews only the locks it holds, and recovers a job whose lock expired',
+    covers: [
+      'QueueBackend.fetchNextJob',
+      'QueueBackend.addJob',
+      'QueueBackend.extendLocks',
+      'QueueBackend.holdsLock',
+      'QueueBackend.recoverStalledJobs',
+      'QueueOperations.getState',
+    ],
+    run: async ({ made }) => {
+      const { backend, ops } = made.queue;
       const { jobId } = await backend.addJob(newJob());
       await fetchJob(backend, { token: 'short', lockDuration: 200 });
       expect(await backend.extendLocks([jobId], ['wrong'], 200)).toEqual([jobId]);
       expect(await backend.extendLocks([jobId], ['short'], 200)).toEqual([]);
+      expect(await backend.holdsLock(jobId, 'short')).toBe(true);
+      expect(await backend.holdsLock(jobId, 'wrong')).toBe(false);
       await sleep(300);
+      expect(await backend.holdsLock(jobId, 'short')).toBe(false);
       // Two passes: the first marks active jobs, the second moves those still without a lock.
       // Each pass is throttled by the stalled interval (1 ms here).
       const recovered: string[] = [];
@@ -240,10 +298,18 @@ export function describeBackendConformance(label: string, factory: BackendFactor
       }
       expect(recovered).toEqual([jobId]);
       expect(await ops.getState(jobId)).toBe('waiting');
-    });
-
-    it('keeps one job per open deduplication window until the window is removed', async () => {
-      const { backend } = await fresh();
+    },
+  },
+  {
+    title: 'keeps one job per open deduplication window until the window is removed',
+    covers: [
+      'QueueBackend.addJob',
+      'QueueBackend.getDeduplicationJobId',
+      'QueueBackend.removeDeduplicationKeyOf',
+      'QueueBackend.removeDeduplicationKey',
+    ],
+    run: async ({ made }) => {
+      const { backend } = made.queue;
       const dedup = { id: 'order-7' };
       const first = await backend.addJob(newJob({ deduplication: dedup }));
       const second = await backend.addJob(newJob({ deduplication: dedup }));
@@ -254,10 +320,21 @@ export function describeBackendConformance(label: string, factory: BackendFactor
       const third = await backend.addJob(newJob({ deduplication: dedup }));
       expect(third.deduplicated ?? false).toBe(false);
       expect(third.jobId).not.toBe(first.jobId);
-    });
-
-    it('records progress, logs and new data on the job', async () => {
-      const { backend, ops } = await fresh();
+    },
+  },
+  {
+    title: 'records progress, logs and new data on the job',
+    covers: [
+      'QueueBackend.addJob',
+      'QueueBackend.updateProgress',
+      'QueueBackend.updateData',
+      'QueueBackend.addLog',
+      'QueueBackend.getJobHash',
+      'QueueBackend.clearLogs',
+      'QueueOperations.getLogs',
+    ],
+    run: async ({ made }) => {
+      const { backend, ops } = made.queue;
       const { jobId } = await backend.addJob(newJob());
       await backend.updateProgress(jobId, '50');
       await backend.updateData(jobId, '{"changed":true}');
@@ -269,10 +346,25 @@ export function describeBackendConformance(label: string, factory: BackendFactor
       expect(await ops.getLogs(jobId, 0, -1, true)).toEqual({ logs: ['one', 'two'], count: 2 });
       await backend.clearLogs(jobId, 1);
       expect(await ops.getLogs(jobId, 0, -1, true)).toEqual({ logs: ['two'], count: 1 });
-    });
-
-    it('lists, cleans, drains and obliterates', async () => {
-      const { backend, ops } = await fresh();
+    },
+  },
+  {
+    title: 'lists, cleans, drains and obliterates',
+    covers: [
+      'QueueBackend.fetchNextJob',
+      'QueueBackend.addJobs',
+      'QueueBackend.finishJob',
+      'QueueBackend.addJob',
+      'QueueOperations.getJobsInStates',
+      'QueueOperations.clean',
+      'QueueOperations.getState',
+      'QueueOperations.drain',
+      'QueueOperations.getCounts',
+      'QueueOperations.obliterate',
+      'QueueOperations.pause',
+    ],
+    run: async ({ made }) => {
+      const { backend, ops } = made.queue;
       const added = await backend.addJobs([newJob(), newJob(), newJob({ delay: 60_000 })]);
       const listed = await ops.getJobsInStates(['waiting'], 0, -1, true);
       expect(listed.map((job) => job.id)).toEqual(added.slice(0, 2).map((a) => a.jobId));
@@ -295,6 +387,6 @@ export function describeBackendConformance(label: string, factory: BackendFactor
       await ops.pause();
       await ops.obliterate({ force: false, count: 1000 });
       expect(await ops.getCounts(['waiting'])).toEqual({ waiting: 0 });
-    });
-  });
-}
+    },
+  },
+];

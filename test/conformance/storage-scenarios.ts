@@ -1,89 +1,30 @@
 /**
  * The rest of the storage conformance suite (engine/backend/storage.ts): flows across queues
  * (FlowStorage), job schedulers (SchedulerStorage, driven through the engine's JobScheduler as
- * a Queue drives it) and the event log (EventLogReader). Like backend-scenarios.ts, a storage
- * passes when every scenario passes on fresh, empty queues from its factory.
+ * a Queue drives it) and the event log (EventLogReader).
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  JobScheduler,
-  readFlow,
-  type EventLogReader,
-  type FlowStorage,
-  type QueueKeys,
-  type QueueStorage,
-} from 'oxmq/internals';
+import { expect } from 'vitest';
+import { JobScheduler, readFlow } from 'oxmq/internals';
 import { newJob } from '../helpers/new-job';
+import type { Scenario } from './harness';
+import { fieldsOf, flowOf, scopeOf } from './scenario-helpers';
 
-export interface StorageUnderTest {
-  keys: QueueKeys;
-  queue: QueueStorage;
-  flows: FlowStorage;
-  /** Over a connection of the reader's own (reads may block it). */
-  events: EventLogReader;
-  close(): Promise<void>;
-}
-
-export type StorageFactory = () => Promise<StorageUnderTest> | StorageUnderTest;
-
-/** Flat `name, value, ...` fields as an object. */
-function fieldsOf(fields: string[]): Record<string, string> {
-  const object: Record<string, string> = {};
-  for (let i = 0; i + 1 < fields.length; i += 2) object[fields[i]!] = fields[i + 1]!;
-  return object;
-}
-
-export function describeStorageConformance(label: string, factory: StorageFactory): void {
-  describe(`storage conformance: ${label}`, () => {
-    const open: StorageUnderTest[] = [];
-    afterEach(async () => {
-      for (const made of open.splice(0)) await made.close();
-    });
-    const fresh = async () => {
-      const made = await factory();
-      open.push(made);
-      return made;
-    };
-    const scopeOf = ({ keys, queue }: StorageUnderTest) => ({
-      name: keys.queueName,
-      prefix: keys.prefix,
-      backend: queue.backend,
-      ops: queue.ops,
-    });
-    /** A parent with two children, written as one flow. */
-    const flowOf = (keys: QueueKeys, parentId: string) => {
-      const link = { id: parentId, queueKey: keys.queueKey };
-      return [
-        {
-          keys,
-          job: newJob({ name: 'parent', customId: parentId, asParent: true }),
-          external: false,
-          flow: 0,
-        },
-        ...['a', 'b'].map((id) => ({
-          keys,
-          job: newJob({
-            name: `child-${id}`,
-            customId: `${parentId}-${id}`,
-            parent: { key: keys.job(parentId), link },
-          }),
-          external: false,
-          flow: 0,
-        })),
-      ];
-    };
-
-    it('writes a flow at once: the parent waits for its children, which wait to run', async () => {
-      const made = await fresh();
+export const storageScenarios: Scenario[] = [
+  {
+    title: 'writes a flow at once: the parent waits for its children, which wait to run',
+    covers: ['QueueOperations.getState', 'FlowStorage.addFlows'],
+    run: async ({ made }) => {
       const outcomes = await made.flows.addFlows(flowOf(made.keys, 'p1'), Date.now());
       expect(outcomes).toEqual([{ id: 'p1' }, { id: 'p1-a' }, { id: 'p1-b' }]);
       expect(await made.queue.ops.getState('p1')).toBe('waiting-children');
       expect(await made.queue.ops.getState('p1-a')).toBe('waiting');
       expect(await made.queue.ops.getState('p1-b')).toBe('waiting');
-    });
-
-    it('reads a flow back as a bounded tree of stored jobs', async () => {
-      const made = await fresh();
+    },
+  },
+  {
+    title: 'reads a flow back as a bounded tree of stored jobs',
+    covers: ['FlowStorage.addFlows', 'FlowStorage.readTree'],
+    run: async ({ made }) => {
       await made.flows.addFlows(flowOf(made.keys, 'p2'), Date.now());
       const root = {
         key: made.keys.job('p2'),
@@ -111,10 +52,12 @@ export function describeStorageConformance(label: string, factory: StorageFactor
       });
       expect(node?.job.name).toBe('parent');
       expect(node?.children).toHaveLength(2);
-    });
-
-    it('refuses a flow under a parent that does not exist, writing none of it', async () => {
-      const made = await fresh();
+    },
+  },
+  {
+    title: 'refuses a flow under a parent that does not exist, writing none of it',
+    covers: ['QueueBackend.getJobHash', 'FlowStorage.addFlows'],
+    run: async ({ made }) => {
       const ghost = { id: 'ghost', queueKey: made.keys.queueKey };
       const outcomes = await made.flows.addFlows(
         [
@@ -146,10 +89,23 @@ export function describeStorageConformance(label: string, factory: StorageFactor
       expect(outcomes[0]).toEqual({ refusal: 'parent-missing', culprit: 0 });
       expect(await made.queue.backend.getJobHash('orphan')).toBeUndefined();
       expect(await made.queue.backend.getJobHash('orphan-child')).toBeUndefined();
-    });
-
-    it('keeps a job scheduler: its definition, next run, pending iteration, pause and removal', async () => {
-      const made = await fresh();
+    },
+  },
+  {
+    title: 'keeps a job scheduler: its definition, next run, pending iteration, pause and removal',
+    covers: [
+      'QueueBackend.getJobHash',
+      'QueueOperations.getState',
+      'SchedulerStorage.count',
+      'SchedulerStorage.isScheduler',
+      'SchedulerStorage.get',
+      'SchedulerStorage.range',
+      'SchedulerStorage.pause',
+      'SchedulerStorage.remove',
+      'SchedulerStorage.upsert',
+      'SchedulerStorage.definition',
+    ],
+    run: async ({ made }) => {
       const schedulers = new JobScheduler(made.queue.schedulers, scopeOf(made));
       const before = Date.now();
       const first = await schedulers.upsertJobScheduler(
@@ -162,6 +118,8 @@ export function describeStorageConformance(label: string, factory: StorageFactor
       expect(await made.queue.schedulers.isScheduler('tick')).toBe(true);
       const stored = await made.queue.schedulers.get('tick');
       expect(stored?.hash.every).toBe('60000');
+      expect((await made.queue.schedulers.definition('tick')).every).toBe('60000');
+      expect(await made.queue.schedulers.definition('nope')).toEqual({});
       expect(stored?.next).toBeGreaterThanOrEqual(before - 60_000);
       expect((await made.queue.schedulers.range(0, -1, true)).map((row) => row.id)).toEqual([
         'tick',
@@ -176,10 +134,12 @@ export function describeStorageConformance(label: string, factory: StorageFactor
       expect(await made.queue.schedulers.remove('tick')).toBe(false);
       expect(await made.queue.schedulers.get('tick')).toBeUndefined();
       expect(await made.queue.schedulers.count()).toBe(0);
-    });
-
-    it("creates a scheduler's next iteration once, from the current one only", async () => {
-      const made = await fresh();
+    },
+  },
+  {
+    title: "creates a scheduler's next iteration once, from the current one only",
+    covers: ['SchedulerStorage.upsert', 'SchedulerStorage.nextIteration'],
+    run: async ({ made }) => {
       const schedulers = new JobScheduler(made.queue.schedulers, scopeOf(made));
       const first = await schedulers.upsertJobScheduler(
         'beat',
@@ -189,10 +149,18 @@ export function describeStorageConformance(label: string, factory: StorageFactor
       const outcomes = await Promise.all([1, 2, 3].map(() => schedulers.nextIteration(first)));
       expect(outcomes.filter((outcome) => outcome?.created)).toHaveLength(1);
       expect(outcomes.filter((o) => o && !o.created && o.reason === 'not-current')).toHaveLength(2);
-    });
-
-    it('reads the event log in order after a known id, and waits a bounded time for more', async () => {
-      const made = await fresh();
+    },
+  },
+  {
+    title: 'reads the event log in order after a known id, and waits a bounded time for more',
+    covers: [
+      'QueueBackend.addJob',
+      'EventLogReader.ping',
+      'EventLogReader.lastId',
+      'EventLogReader.read',
+    ],
+    run: async ({ made }) => {
+      await made.events.ping();
       const start = await made.events.lastId();
       const { jobId } = await made.queue.backend.addJob(newJob({ name: 'logged' }));
       const entries = await made.events.read(start, 1_000);
@@ -204,6 +172,21 @@ export function describeStorageConformance(label: string, factory: StorageFactor
       const waited = Date.now();
       expect(await made.events.read(last, 200)).toEqual([]);
       expect(Date.now() - waited).toBeGreaterThanOrEqual(150);
-    });
-  });
-}
+    },
+  },
+  {
+    title: 'takes custom events into the log, keeping about the newest ones asked for',
+    covers: ['QueueBackend.publishEvent'],
+    run: async ({ made }) => {
+      const { backend } = made.queue;
+      const start = await made.events.lastId();
+      await backend.publishEvent(['event', 'custom', 'n', '1'], 1_000);
+      await backend.publishEvent(['event', 'custom', 'n', '2'], 1_000);
+      const entries = await made.events.read(start, 100);
+      expect(entries.map(([, fields]) => fields)).toEqual([
+        ['event', 'custom', 'n', '1'],
+        ['event', 'custom', 'n', '2'],
+      ]);
+    },
+  },
+];

@@ -4,7 +4,7 @@
  */
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { RedisQueueOperations } from 'oxmq/internals';
+import { RedisChores, RedisQueueOperations } from 'oxmq/internals';
 import { DEFAULTS } from 'oxmq/internals';
 import {
   JobBelongsToSchedulerError,
@@ -808,7 +808,7 @@ describe('limits and workers', () => {
     const plain = track(new Redis({ ...redisOptions(), connectionName: `bull:${b64}` }));
     const events = track(new Redis({ ...redisOptions(), connectionName: `bull:${b64}:qe` }));
     await Promise.all([named.ping(), plain.ping(), events.ping()]);
-    const clients = await q.ops.getWorkerClients();
+    const clients = await new RedisChores(q.client, q.keys).getWorkerClients();
     expect(clients.map((c) => c.name).sort()).toEqual([`bull:${b64}`, `bull:${b64}:w:w1`]);
     expect(clients[0]).toHaveProperty('addr');
     const bq = bullQueue(track, q.name);

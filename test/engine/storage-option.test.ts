@@ -9,6 +9,7 @@ import {
   FlowProducer,
   Queue,
   QueueEvents,
+  QueueEventsProducer,
   redisStorage,
   ValidationError,
   Worker,
@@ -44,6 +45,8 @@ function recordingStorage(calls: string[], contexts: StorageContext[]): Storage 
         ops: recorded(real.ops, 'ops', calls),
         groups: recorded(real.groups, 'groups', calls),
         schedulers: recorded(real.schedulers, 'schedulers', calls),
+        workers: recorded(real.workers, 'workers', calls),
+        history: recorded(real.history, 'history', calls),
       };
     },
     flows: (context) => recorded(redisStorage.flows(context), 'flows', calls),
@@ -72,6 +75,21 @@ describe('the storage option', () => {
     // The Queue's context has no blocking connection; the Worker's has its own.
     expect(contexts.map((context) => context.blockingClient === undefined)).toEqual([true, false]);
     expect(contexts.every((context) => context.keys.queueKey === `bull:${name}`)).toBe(true);
+  });
+
+  it("writes a Worker's heartbeats and timing history to the storage", async () => {
+    const name = uniqueQueueName('storage-worker');
+    const calls: string[] = [];
+    const storage = recordingStorage(calls, []);
+    const queue = track(new Queue(name, { connection: redisOptions(), storage }));
+    const worker = new Worker(name, async () => 'ok', { connection: redisOptions(), storage });
+    const done = new Promise((resolve) => worker.once('completed', resolve));
+    await queue.add('one', {});
+    await done;
+    await worker.close();
+    expect(calls).toEqual(
+      expect.arrayContaining(['workers.beat', 'workers.remove', 'history.write']),
+    );
   });
 
   it("writes and reads a FlowProducer's flows, and its jobs, through the storage", async () => {
@@ -125,6 +143,18 @@ describe('the storage option', () => {
     const job = await queue.add('seen', {});
     expect(await added).toBe(job.id);
     expect(calls.slice(0, 2)).toEqual(['events.lastId', 'events.read']);
+  });
+
+  it("publishes a QueueEventsProducer's custom events through the storage", async () => {
+    const name = uniqueQueueName('storage-producer');
+    const calls: string[] = [];
+    const storage = recordingStorage(calls, []);
+    const producer = track(new QueueEventsProducer(name, { connection: redisOptions(), storage }));
+    await producer.publishEvent({ eventName: 'custom', n: 1 });
+    expect(calls).toEqual(['backend.publishEvent']);
+    const reader = track(new QueueEvents(name, { connection: redisOptions(), lastEventId: '0' }));
+    const seen = new Promise((resolve) => reader.once('custom' as never, resolve));
+    expect(await seen).toEqual({ n: '1' });
   });
 
   it('refuses a storage that is not one', () => {

@@ -17,7 +17,7 @@ import type {
   RawDependencies,
   RawDependencyPages,
 } from '../queue-operations';
-import { checkInteger, checkJobId } from './operation-validation';
+import { checkInteger, checkJobId } from '../operation-validation';
 import { readAllTogether } from './read-together';
 import { runScript } from './run-script';
 

@@ -8,7 +8,7 @@ import { UnexpectedReplyError, ValidationError } from '../../errors';
 import { dependencyJobJson, type DependencyJobJson } from '../../dependency-job-json';
 import type { QueueKeys } from '../../keys';
 import type { DependencyItem, DependencyListing } from '../queue-operations';
-import { checkInteger, checkJobId } from './operation-validation';
+import { checkInteger, checkJobId } from '../operation-validation';
 import { flatToRecord, runScript } from './run-script';
 
 /** SSCAN / HSCAN COUNT hint per step of the page script. */

@@ -10,7 +10,7 @@ import type { QueueKeys } from '../../keys';
 import { scriptKeys } from '../../scripts/script-keys';
 import type { RawJobHash } from '../queue-backend';
 import type { GroupDefaults, GroupInfo, GroupOperations } from '../queue-operations';
-import { checkInteger, checkRange } from './operation-validation';
+import { checkInteger, checkRange } from '../operation-validation';
 import { runScript } from './run-script';
 
 /** Most ids one listGroupIds page returns, and most groups one getGroups call reads. */

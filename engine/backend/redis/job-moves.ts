@@ -5,7 +5,7 @@ import { ValidationError } from '../../errors';
 import type { QueueKeys } from '../../keys';
 import { throwIfErrorCode } from '../../scripts/error-codes';
 import { scriptKeys } from '../../scripts/script-keys';
-import { checkInteger, checkJobId, checkMillis, checkPriority } from './operation-validation';
+import { checkInteger, checkJobId, checkMillis, checkPriority } from '../operation-validation';
 import { runScript } from './run-script';
 
 /**

@@ -11,7 +11,7 @@ import type { QueueKeys } from '../../keys';
 import { throwIfErrorCode } from '../../scripts/error-codes';
 import { scriptKeys } from '../../scripts/script-keys';
 import type { CleanState } from '../queue-operations';
-import { checkCleanState, checkInteger, checkJobId } from './operation-validation';
+import { checkCleanState, checkInteger, checkJobId } from '../operation-validation';
 import { runScript } from './run-script';
 
 /**

@@ -2,7 +2,7 @@
 import type { RedisClient } from '../../connection';
 import type { QueueKeys } from '../../keys';
 import { scriptKeys } from '../../scripts/script-keys';
-import { checkInteger, checkMillis } from './operation-validation';
+import { checkInteger, checkMillis } from '../operation-validation';
 import { readAllTogether } from './read-together';
 import { runScript } from './run-script';
 

@@ -4,7 +4,7 @@
  */
 import type { RedisClient } from '../../connection';
 import type { QueueKeys } from '../../keys';
-import { checkInteger } from './operation-validation';
+import { checkInteger } from '../operation-validation';
 import { parseClientList } from './queue-controls';
 
 /** XTRIM with an approximate MAXLEN, as bullmq trims; returns how many entries went. */

@@ -21,7 +21,6 @@ import * as controls from './queue-controls';
 import * as housekeeping from './queue-housekeeping';
 import * as ranges from './queue-ranges';
 import * as reads from './queue-reads';
-import { removeOrphanedJobs } from './remove-orphaned-jobs';
 import { removeUnprocessedChildren } from './remove-unprocessed-children';
 import { requestJobCancel } from './worker-requests';
 
@@ -138,14 +137,6 @@ export class RedisQueueOperations implements QueueOperations {
     return controls.getRateLimitTtl(this.client, this.keys, maxJobs);
   }
 
-  getWorkerClients(): Promise<Record<string, string>[]> {
-    return controls.getWorkerClients(this.client, this.keys);
-  }
-
-  getQueueEventsClients(): Promise<Record<string, string>[]> {
-    return housekeeping.getQueueEventsClients(this.client, this.keys);
-  }
-
   getDelayedCount(timestamp?: number): Promise<number> {
     return ranges.getDelayedCount(this.client, this.keys, timestamp);
   }
@@ -177,14 +168,6 @@ export class RedisQueueOperations implements QueueOperations {
 
   trimEvents(maxLength: number): Promise<number> {
     return housekeeping.trimEvents(this.client, this.keys, maxLength);
-  }
-
-  removeDeprecatedPriorityKey(): Promise<number> {
-    return housekeeping.removeDeprecatedPriorityKey(this.client, this.keys);
-  }
-
-  removeOrphanedJobs(count: number, limit: number): Promise<number> {
-    return removeOrphanedJobs(this.client, this.keys, count, limit);
   }
 
   requestJobCancel(

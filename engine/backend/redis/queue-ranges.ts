@@ -7,7 +7,7 @@ import type { RedisClient } from '../../connection';
 import { DEFAULTS } from '../../defaults';
 import type { QueueKeys } from '../../keys';
 import type { JobState } from '../queue-operations';
-import { checkIndexRange, checkInteger, checkJobStates } from './operation-validation';
+import { checkIndexRange, checkInteger, checkJobStates } from '../operation-validation';
 import { stateKeyName } from './queue-reads';
 import { UnexpectedReplyError } from '../../errors';
 import { registerScripts } from '../../scripts/loader';

@@ -5,7 +5,7 @@ import type { QueueKeys } from '../../keys';
 import { scriptKeys } from '../../scripts/script-keys';
 import type { RawJobHash } from '../queue-backend';
 import type { JobState, JobStateReply } from '../queue-operations';
-import { checkIndexRange, checkJobId, checkJobStates } from './operation-validation';
+import { checkIndexRange, checkJobId, checkJobStates } from '../operation-validation';
 import { readTogether } from './read-together';
 import { registerScripts } from '../../scripts/loader';
 import { parseGroupedCounts, queueGroupedCounts } from './grouped-counts';

@@ -8,6 +8,7 @@ import type {
   AddResult,
   BatchFetchRequest,
   BatchFetchResult,
+  CancelOutcome,
   CompleteBatchRequest,
   CompleteBatchResult,
   FetchIdentity,
@@ -23,6 +24,7 @@ import { addJobArgs, addJobBatchArgs, addJobKeys, parseAddReply } from './add-jo
 import { completeJobBatch, fetchJobBatch, identityJson } from './batch-moves';
 import { readAllTogether } from './read-together';
 import { flatToRecord, recordToFlat, runScript, runScriptThenWait } from './run-script';
+import { recordCancelOutcome } from './worker-requests';
 
 /**
  * QueueBackend on Redis: our Lua scripts for everything that must be atomic, plain commands for
@@ -98,6 +100,10 @@ export class RedisQueueBackend implements QueueBackend {
 
   async writeQueueMeta(fields: Record<string, string>): Promise<void> {
     await this.client.hset(this.keys.meta, fields);
+  }
+
+  async publishEvent(fields: string[], maxLength: number): Promise<void> {
+    await this.client.xadd(this.keys.events, 'MAXLEN', '~', maxLength, '*', ...fields);
   }
 
   async fetchNextJob(identity: FetchIdentity): Promise<FetchResult> {
@@ -196,6 +202,14 @@ export class RedisQueueBackend implements QueueBackend {
     );
     throwIfErrorCode(reply, jobId, 'moveJobFromActiveToWait');
     return Number(reply);
+  }
+
+  async holdsLock(jobId: string, token: string): Promise<boolean> {
+    return (await this.client.get(this.keys.jobLock(jobId))) === token;
+  }
+
+  noteCancelOutcome(jobId: string, outcome: CancelOutcome): Promise<void> {
+    return recordCancelOutcome(this.client, this.keys, jobId, outcome);
   }
 
   async extendLocks(jobIds: string[], tokens: string[], duration: number): Promise<string[]> {

@@ -12,7 +12,7 @@ import {
   type QueueKeys,
 } from '../../keys';
 import { scriptKeys } from '../../scripts/script-keys';
-import { checkInteger } from './operation-validation';
+import { checkInteger } from '../operation-validation';
 import { runScript } from './run-script';
 
 /** Keys of a job besides its hash (docs/redis-keys.md, "Per job"). */

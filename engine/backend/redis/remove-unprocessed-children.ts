@@ -10,7 +10,7 @@
 import type { RedisClient } from '../../connection';
 import { DEFAULTS } from '../../defaults';
 import { QueueKeys } from '../../keys';
-import { checkJobId } from './operation-validation';
+import { checkJobId } from '../operation-validation';
 import { removeJob } from './queue-cleanup';
 
 /**

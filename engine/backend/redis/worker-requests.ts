@@ -14,6 +14,7 @@ import {
   workerWakeKey,
   type WorkerCommand,
 } from '../../worker/heartbeat-keys';
+import type { CancelOutcome } from '../queue-backend';
 import type { CancelRequestOutcome } from '../queue-operations';
 import { runScript } from './run-script';
 
@@ -91,9 +92,6 @@ export async function cancelHolder(
   if (!id) return { canForce: false };
   return { workerId, canForce: forceStop === '1' };
 }
-
-/** How a cancel request ended, as the job's timeline shows it. */
-export type CancelOutcome = 'stopped' | 'force-stopped' | 'completed-anyway';
 
 /** Notes a cancel request's outcome in the events stream (recordCancelOutcome-2.lua). */
 export async function recordCancelOutcome(

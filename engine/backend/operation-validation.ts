@@ -1,10 +1,10 @@
 /**
- * Argument checks for RedisQueueOperations. Every check runs before any Redis call, so bad input
- * never leaves a queue half changed.
+ * Argument checks of the storage interfaces, shared by every storage. Each check runs before
+ * anything is written, so bad input never leaves a queue half changed.
  */
-import { DEFAULTS } from '../../defaults';
-import { ValidationError } from '../../errors';
-import type { CleanState, JobState } from '../queue-operations';
+import { DEFAULTS } from '../defaults';
+import { ValidationError } from '../errors';
+import type { CleanState, JobState } from './queue-operations';
 
 const JOB_STATES: ReadonlySet<string> = new Set<JobState>([
   'completed',
