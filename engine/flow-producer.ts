@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { FlowRefusal, FlowStorage } from './backend/flow-storage';
-import { checkStorageOption, redisStorage, type Storage } from './backend/storage';
-import { assertClusterSafeParent, assertClusterSafeQueue } from './cluster-slots';
-import { connect, drop, release, type ManagedConnection } from './connection';
+import { defaultStorage } from './backend/default-storage';
+import { checkStorageOption, type Storage, type StorageConnection } from './backend/storage';
 import { DEFAULTS, FLOW_LIMITS } from './defaults';
 import {
   ClosedError,
@@ -75,7 +74,7 @@ interface PlannedNode {
  */
 export class FlowProducer extends EventEmitter {
   readonly prefix: string;
-  private readonly connection: ManagedConnection;
+  private readonly connection: StorageConnection;
   private readonly scopes = new Map<string, JobScope>();
   private readonly storage: Storage;
   private readonly flows: FlowStorage;
@@ -89,18 +88,17 @@ export class FlowProducer extends EventEmitter {
     private readonly clusterSafe = false,
   ) {
     super();
-    if (!opts || opts.connection === undefined)
-      throw new ValidationError('FlowProducer needs a connection option');
+    if (!opts) throw new ValidationError('FlowProducer needs a connection option');
     checkStorageOption(opts.storage);
     this.prefix = opts.prefix ?? DEFAULTS.prefix;
     new QueueKeys(this.prefix, 'probe'); // validates the prefix
     this.tracer = tracerFor(opts.telemetry);
-    this.connection = connect(opts.connection);
-    this.connection.client.on('error', (error: Error) => {
+    this.storage = opts.storage ?? defaultStorage;
+    this.connection = this.storage.connect({ role: 'flows', connection: opts.connection });
+    this.connection.onError((error) => {
       if (this.listenerCount('error') > 0) this.emit('error', error);
     });
-    this.storage = opts.storage ?? redisStorage;
-    this.flows = this.storage.flows({ client: this.connection.client });
+    this.flows = this.storage.flows({ connection: this.connection });
   }
 
   /**
@@ -120,7 +118,10 @@ export class FlowProducer extends EventEmitter {
     if (!scope) {
       // The jobs it returns reach storage as a Queue's would (the flow's own add is one
       // atomic write across every queue of the flow, through FlowStorage).
-      const storage = this.storage.queue({ keys, client: this.connection.client });
+      const storage = this.storage.queue({
+        connection: this.connection,
+        queue: { prefix: keys.prefix, name: keys.queueName },
+      });
       scope = {
         name: keys.queueName,
         prefix: keys.prefix,
@@ -230,7 +231,7 @@ export class FlowProducer extends EventEmitter {
     });
     const outcomes = await this.flows.addFlows(
       plan.map((node, i) => ({
-        keys: node.keys,
+        queue: { prefix: node.keys.prefix, name: node.keys.queueName },
         job: {
           ...node.prepared.job,
           customId: node.jobId,
@@ -282,7 +283,6 @@ export class FlowProducer extends EventEmitter {
       );
     }
     const keys = new QueueKeys(prefix, flow.queueName);
-    assertClusterSafeQueue(this.opts.connection, keys);
     const parent = parentIndex === undefined ? undefined : plan[parentIndex]!;
     const nodeOpts: JobsOptions = { ...(flow.opts ?? {}) };
     if (parent) {
@@ -299,7 +299,6 @@ export class FlowProducer extends EventEmitter {
     const defaults = opts.queuesOptions?.[flow.queueName]?.defaultJobOptions ?? {};
     const prepared = prepareJob(flow.name, flow.data, nodeOpts, defaults);
     const outside = !parent ? prepared.opts.parent : undefined;
-    assertClusterSafeParent(this.opts.connection, keys, prepared.opts.parent?.queue);
     if (this.clusterSafe && outside && !isQueueKeyUnder(outside.queue, this.prefix)) {
       throw new ValidationError(
         `the parent of "${flow.name}" is in "${outside.queue}", outside this cluster flow's prefix "${this.prefix}"`,
@@ -360,17 +359,17 @@ export class FlowProducer extends EventEmitter {
 
   /** Resolves once the connection answers. */
   async waitUntilReady(): Promise<void> {
-    await this.connection.client.ping();
+    await this.connection.ready();
   }
 
   async close(): Promise<void> {
-    this.closing ??= release(this.connection);
+    this.closing ??= this.connection.close();
     await this.closing;
   }
 
   /** Drops the connection at once, without waiting for pending commands. */
   async disconnect(): Promise<void> {
-    this.closing ??= drop(this.connection);
+    this.closing ??= this.connection.disconnect();
     await this.closing;
   }
 }

@@ -13,10 +13,21 @@ export { BatchWorker, BATCH_DEFAULTS } from './batch-worker';
 export type { BatchProcessor, BatchWorkerOptions } from './batch-worker';
 export { SandboxCrashError, SandboxLoadError } from './sandbox/errors';
 export { WorkerServiceStartError } from './worker/worker-services';
-export { redisStorage } from './backend/storage';
-export type { QueueStorage, Storage, StorageContext } from './backend/storage';
+export { redisStorage } from './backend/redis/redis-storage';
+export { memoryStorage } from './backend/memory/memory-storage';
+export type {
+  ConnectRequest,
+  QueueRef,
+  QueueStorage,
+  Storage,
+  StorageConnection,
+  StorageContext,
+  StorageRole,
+} from './backend/storage';
+export type { WorkerRegistry, HeartbeatReply } from './backend/worker-registry';
+export type { TimingHistoryStore, HistoryEntry } from './backend/timing-history';
 export type { RedisQueueChores } from './backend/redis-queue-chores';
-export type { QueueBackend } from './backend/queue-backend';
+export type { QueueBackend, WaitOptions, WaitOutcome } from './backend/queue-backend';
 export type { EventLogEntry, EventLogReader } from './backend/event-log';
 export type {
   FlowNodeOutcome,

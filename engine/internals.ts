@@ -32,7 +32,6 @@ export type { QueueOperations } from './backend/queue-operations';
 export type { QueueStorage } from './backend/storage';
 export type { EventLogReader } from './backend/event-log';
 export type { FlowStorage } from './backend/flow-storage';
-export { memoryStorage } from './backend/memory/memory-storage';
 export { RedisQueueBackend } from './backend/redis/redis-queue-backend';
 export { RedisQueueOperations } from './backend/redis/queue-operations';
 export { RedisChores } from './backend/redis/queue-chores';

@@ -2,22 +2,17 @@
  * QueueEventsProducer: publishes custom events on a queue's events stream, where QueueEvents
  * (OxMQ's or bullmq's) emit them under their `eventName` like the built-in ones.
  */
+import { defaultStorage } from './backend/default-storage';
 import type { QueueBackend } from './backend/queue-backend';
-import { checkStorageOption, redisStorage, type Storage } from './backend/storage';
-import { assertClusterSafeQueue } from './cluster-slots';
-import {
-  connect,
-  drop,
-  release,
-  type ConnectionOptions,
-  type ManagedConnection,
-} from './connection';
+import { checkStorageOption, type Storage, type StorageConnection } from './backend/storage';
+import type { ConnectionOptions } from './connection';
 import { DEFAULTS } from './defaults';
 import { ClosedError, ValidationError } from './errors';
 import { QueueKeys } from './keys';
 
 export interface QueueEventsProducerOptions {
-  connection: ConnectionOptions;
+  /** ioredis options, a redis:// URL or an ioredis instance; required by the Redis storage. */
+  connection?: ConnectionOptions;
   prefix?: string;
   /** OxMQ: where the queue's event log lives (engine/backend/storage.ts); default Redis. */
   storage?: Storage;
@@ -30,25 +25,21 @@ export class QueueEventsProducer {
   readonly keys: QueueKeys;
   readonly qualifiedName: string;
   closing: Promise<void> | undefined;
-  private readonly connection: ManagedConnection;
+  private readonly connection: StorageConnection;
   private readonly backend: QueueBackend;
 
   constructor(
     readonly name: string,
     readonly opts: QueueEventsProducerOptions,
   ) {
-    if (!opts || opts.connection === undefined) {
-      throw new ValidationError('QueueEventsProducer needs a connection option');
-    }
+    if (!opts) throw new ValidationError('QueueEventsProducer needs a connection option');
     checkStorageOption(opts.storage);
     this.keys = new QueueKeys(opts.prefix ?? DEFAULTS.prefix, name);
-    assertClusterSafeQueue(opts.connection, this.keys);
     this.qualifiedName = this.keys.queueKey;
-    this.connection = connect(opts.connection);
-    this.backend = (opts.storage ?? redisStorage).queue({
-      keys: this.keys,
-      client: this.connection.client,
-    }).backend;
+    const storage = opts.storage ?? defaultStorage;
+    const queue = { prefix: this.keys.prefix, name };
+    this.connection = storage.connect({ role: 'producer', connection: opts.connection, queue });
+    this.backend = storage.queue({ connection: this.connection, queue }).backend;
   }
 
   /** The Redis key of `type` in this queue. */
@@ -57,7 +48,7 @@ export class QueueEventsProducer {
   }
 
   async waitUntilReady(): Promise<void> {
-    await this.connection.client.ping();
+    await this.connection.ready();
   }
 
   /**
@@ -86,13 +77,13 @@ export class QueueEventsProducer {
   }
 
   async close(): Promise<void> {
-    this.closing ??= release(this.connection);
+    this.closing ??= this.connection.close();
     await this.closing;
   }
 
   /** Drops the connection at once. */
   async disconnect(): Promise<void> {
-    this.closing ??= drop(this.connection);
+    this.closing ??= this.connection.disconnect();
     await this.closing;
   }
 }

@@ -8,15 +8,17 @@
  */
 import { EventEmitter } from 'node:events';
 import type { EventLogEntry, EventLogReader } from './backend/event-log';
-import { checkStorageOption, redisStorage, type Storage } from './backend/storage';
-import { assertClusterSafeQueue, hashTaggedName } from './cluster-slots';
-import { connect, type ConnectionOptions, type ManagedConnection } from './connection';
+import { defaultStorage } from './backend/default-storage';
+import { checkStorageOption, type Storage, type StorageConnection } from './backend/storage';
+import { hashTaggedName } from './cluster-slots';
+import type { ConnectionOptions } from './connection';
 import { DEFAULTS } from './defaults';
 import { ClosedError, ValidationError } from './errors';
 import { QueueKeys } from './keys';
 
 export interface QueueEventsOptions {
-  connection: ConnectionOptions;
+  /** ioredis options, a redis:// URL or an ioredis instance; required by the Redis storage. */
+  connection?: ConnectionOptions;
   prefix?: string;
   /** Start reading in the constructor (default true); otherwise call run(). */
   autorun?: boolean;
@@ -85,7 +87,7 @@ export class QueueEvents extends EventEmitter {
   readonly keys: QueueKeys;
   private readonly blockingTimeout: number;
   private readonly lastEventId: string;
-  private readonly connection: ManagedConnection;
+  private readonly connection: StorageConnection;
   private readonly log: EventLogReader;
   /** The id the next XREAD reads after; undefined until the start position is fixed. */
   private position?: string;
@@ -111,26 +113,21 @@ export class QueueEvents extends EventEmitter {
     readonly opts: QueueEventsOptions,
   ) {
     super();
-    if (!opts || opts.connection === undefined) {
-      throw new ValidationError('QueueEvents needs a connection option');
-    }
+    if (!opts) throw new ValidationError('QueueEvents needs a connection option');
     checkStorageOption(opts.storage);
     this.prefix = opts.prefix ?? DEFAULTS.prefix;
     this.name = opts.clusterHashTags ? hashTaggedName(this.prefix, name) : name;
     this.keys = new QueueKeys(this.prefix, this.name);
-    assertClusterSafeQueue(opts.connection, this.keys);
     this.blockingTimeout = opts.blockingTimeout ?? DEFAULTS.queueEvents.blockingTimeout;
     this.lastEventId = opts.lastEventId ?? '$';
-    // The name bullmq's queue.getQueueEvents() looks for (docs/redis-keys.md). ioredis sets it on every
-    // (re)connect, so it survives a Redis restart.
-    const connectionName = `${this.prefix}:${Buffer.from(this.name).toString('base64')}:qe`;
-    this.connection = connect(opts.connection, { blocking: true, connectionName });
+    // A connection of its own: its reads may block (docs/redis-keys.md names it for bullmq's
+    // queue.getQueueEvents()).
+    const storage = opts.storage ?? defaultStorage;
+    const queue = { prefix: this.prefix, name: this.name };
+    this.connection = storage.connect({ role: 'events', connection: opts.connection, queue });
     // Without a listener ioredis would print every reconnect failure; forward them instead.
-    this.connection.client.on('error', (error: Error) => this.emitError(error));
-    this.log = (opts.storage ?? redisStorage).events({
-      keys: this.keys,
-      client: this.connection.client,
-    });
+    this.connection.onError((error) => this.emitError(error));
+    this.log = storage.events({ connection: this.connection, queue });
     if (opts.autorun ?? true) {
       this.run().catch((error: unknown) => this.emitError(error));
     }
@@ -182,15 +179,9 @@ export class QueueEvents extends EventEmitter {
     this.stopped.resolve();
     this.firstRead.reject(new ClosedError(`QueueEvents ${this.name} is closed`));
     await this.loop;
-    // Not quit(): it would queue behind a blocked XREAD for up to blockingTimeout. connect()
-    // always opens a connection of our own for a blocking reader, so dropping it is ours to do.
-    const { client } = this.connection;
-    // While ioredis waits to reconnect there is no socket to close: disconnect() cancels the
-    // retry and no 'end' event follows, so only wait for one when a socket exists.
-    const waitForEnd = client.status !== 'end' && client.status !== 'reconnecting';
-    const ended = waitForEnd ? new Promise((resolve) => client.once('end', resolve)) : undefined;
-    if (client.status !== 'end') client.disconnect();
-    await ended;
+    // The reading connection is always the reader's own: dropped, never drained (a graceful
+    // close would wait behind a blocked read).
+    await this.connection.disconnect();
     this.emit('closed');
   }
 

@@ -4,8 +4,11 @@ import type { JobsOptions } from './job-options';
 import type { Telemetry } from './telemetry/bullmq-telemetry';
 
 export interface QueueBaseOptions {
-  /** ioredis options, a redis:// URL or an ioredis instance (shared, never closed by us). */
-  connection: ConnectionOptions;
+  /**
+   * ioredis options, a redis:// URL or an ioredis instance (shared, never closed by us).
+   * Required by the Redis storage (the default); another `storage` may need none.
+   */
+  connection?: ConnectionOptions;
   /** Key prefix; default "bull" (bullmq's). */
   prefix?: string;
   /**
@@ -23,9 +26,9 @@ export interface QueueBaseOptions {
   blockingConnection?: boolean;
   skipWaitingForReady?: boolean;
   /**
-   * OxMQ: builds the storage behind this Queue, Worker or FlowProducer from the connections it
-   * opened (engine/backend/storage.ts). Default: Redis, as bullmq stores it. Another storage
-   * must pass the backend conformance suite.
+   * OxMQ: where this Queue, Worker or FlowProducer keeps its jobs (engine/backend/storage.ts).
+   * Default: Redis, as bullmq stores it (`redisStorage`). `memoryStorage()` keeps them in this
+   * process (docs/engine-package.md). Another storage must pass the conformance suite.
    */
   storage?: Storage;
   /**

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { RedisQueueChores } from './backend/redis-queue-chores';
-import { checkStorageOption, redisStorage } from './backend/storage';
+import { defaultStorage } from './backend/default-storage';
+import { checkStorageOption, type StorageConnection } from './backend/storage';
 import { DEFAULT_COUNT_STATES } from './backend/queue-operations';
 import type {
   CancelRequestOutcome,
@@ -17,15 +18,7 @@ import type {
 import type { Metrics, QueueBackend } from './backend/queue-backend';
 import type { SchedulerStorage } from './backend/scheduler-storage';
 import { exportQueuePrometheusMetrics } from './admin/prometheus/queue-export';
-import { assertClusterSafeParent, assertClusterSafeQueue, hashTaggedName } from './cluster-slots';
-import {
-  connect,
-  drop,
-  release,
-  untilConnectAttemptEnds,
-  untilDisconnected,
-  type ManagedConnection,
-} from './connection';
+import { hashTaggedName } from './cluster-slots';
 import { DEFAULTS } from './defaults';
 import { ClosedError, ValidationError } from './errors';
 import { Job } from './job';
@@ -84,7 +77,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   /** @internal The Redis storage's own chores; absent with another storage. */
   readonly redis?: RedisQueueChores;
   readonly defaultJobOptions: JobsOptions;
-  private readonly connection: ManagedConnection;
+  private readonly connection: StorageConnection;
   private readonly ready: Promise<void>;
   private readonly scheduler: JobScheduler;
   private readonly tracer: JobTracer;
@@ -105,9 +98,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     readonly opts: QueueOptions,
   ) {
     super();
-    if (!opts || opts.connection === undefined) {
-      throw new ValidationError('Queue needs a connection option');
-    }
+    if (!opts) throw new ValidationError('Queue needs a connection option');
     const settings = opts.settings as Record<string, unknown> | undefined;
     for (const setting of ['repeatStrategy', 'repeatKeyHashAlgorithm']) {
       if (settings?.[setting] !== undefined) {
@@ -123,13 +114,11 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
     this.tracer = tracerFor(opts.telemetry);
     this.defaultJobOptions = resolveOptionAliases({ ...(opts.defaultJobOptions ?? {}) });
     if (opts.defaultJobOptions) validateJobOptions(this.defaultJobOptions);
-    assertClusterSafeQueue(opts.connection, this.keys);
-    this.connection = connect(opts.connection);
-    this.connection.client.on('error', (error: Error) => this.emitError(error));
-    const storage = (opts.storage ?? redisStorage).queue({
-      keys: this.keys,
-      client: this.connection.client,
-    });
+    const storageOf = opts.storage ?? defaultStorage;
+    const queue = { prefix: this.prefix, name: this.name };
+    this.connection = storageOf.connect({ role: 'queue', connection: opts.connection, queue });
+    this.connection.onError((error) => this.emitError(error));
+    const storage = storageOf.queue({ connection: this.connection, queue });
     this.backend = storage.backend;
     this.ops = storage.ops;
     this.groups = storage.groups;
@@ -194,9 +183,7 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
   }
 
   private prepareJob(name: string, data: unknown, opts?: JobsOptions): PreparedJob {
-    const prepared = prepareJob(name, data, opts, this.defaultJobOptions);
-    assertClusterSafeParent(this.opts.connection, this.keys, prepared.opts.parent?.queue);
-    return prepared;
+    return prepareJob(name, data, opts, this.defaultJobOptions);
   }
 
   private toJob(
@@ -483,13 +470,12 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
    * (job counts per state, completed and failed counters; `globalVariables` become labels), then
    * OxMQ's `oxmq_queue_*` gauges (docs/metrics.md). One round trip.
    */
-  exportPrometheusMetrics(globalVariables?: Record<string, string>): Promise<string> {
-    return exportQueuePrometheusMetrics(
-      this.connection.client,
-      this.prefix,
-      this.name,
-      globalVariables,
-    );
+  async exportPrometheusMetrics(globalVariables?: Record<string, string>): Promise<string> {
+    // The export reads a snapshot of the queue's Redis keys (engine/admin/prometheus/).
+    if (!this.redis) {
+      throw new ValidationError('exportPrometheusMetrics reads Redis: this queue stores elsewhere');
+    }
+    return exportQueuePrometheusMetrics(this.redis.client, this.prefix, this.name, globalVariables);
   }
 
   /** Per-minute counts of completed or failed jobs (workers need the `metrics` option). */
@@ -856,22 +842,16 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
 
   /** Drops the connection at once, without waiting for pending commands. */
   async disconnect(): Promise<void> {
-    this.closing ??= drop(this.connection);
+    this.closing ??= this.connection.disconnect();
     await this.closing;
   }
 
   async close(): Promise<void> {
     this.closing ??= (async () => {
-      await Promise.race([
-        this.ready.catch(() => undefined),
-        untilConnectAttemptEnds(this.connection.client),
-      ]);
+      await Promise.race([this.ready.catch(() => undefined), this.connection.settled()]);
       // Adds accepted before close() are written before the connection goes, awaited or not.
-      await Promise.race([
-        Promise.allSettled(this.addsInFlight),
-        untilDisconnected(this.connection.client),
-      ]);
-      await release(this.connection);
+      await Promise.race([Promise.allSettled(this.addsInFlight), this.connection.lost()]);
+      await this.connection.close();
     })();
     await this.closing;
   }

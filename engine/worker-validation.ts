@@ -80,8 +80,8 @@ export function validateWorkerOptions(
   opts: WorkerOptions,
   extraKeys: readonly string[] = [],
 ): void {
-  if (!opts || opts.connection === undefined)
-    throw new ValidationError('Worker needs a connection option');
+  // The Redis storage (the default) refuses a missing `connection` when the worker connects.
+  if (!opts) throw new ValidationError('Worker needs a connection option');
   for (const key of Object.keys(opts)) {
     if (!WORKER_OPTIONS.has(key) && !extraKeys.includes(key)) {
       throw new ValidationError(`Unknown worker option ${key}`);

@@ -9,6 +9,9 @@
 //   parent of engineDir, which is where app/ and components/ are expected to live.
 // Exit codes: 0 clean (or no engine dir), 1 forbidden imports found, 2 usage error.
 //
+// It also holds the storage seam: only the Redis storage imports ioredis, runs scripts or uses
+// the script registry (scripts/storage-seam-rule.mjs).
+//
 // Imports are extracted with TypeScript's own pre-processor (ts.preProcessFile), so comments and
 // strings are ignored and static, type-only, re-export, `import x = require()`, dynamic
 // `import()` and `require()` forms are all seen.
@@ -17,6 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { importsOf, seamViolation } from './storage-seam-rule.mjs';
 
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts'];
 const SKIP_DIRS = new Set(['node_modules', '.next', '.oxmq', 'coverage']);
@@ -141,6 +145,13 @@ function main(argv) {
         problems.push(`  ${where}  imports '${ref.fileName}' (${why})`);
       }
     }
+    const relativeFile = path.relative(engineDir, file).split(path.sep).join('/');
+    for (const ref of importsOf(file, text)) {
+      const why = seamViolation(ref, file, relativeFile, engineDir);
+      if (why !== null) {
+        problems.push(`  ${display(file)}:${ref.line}  imports '${ref.specifier}' (${why})`);
+      }
+    }
   }
 
   if (problems.length > 0) {
@@ -148,7 +159,8 @@ function main(argv) {
     for (const p of problems) console.error(p);
     console.error(
       'engine/ may not import react, react-dom, next, app/, components/ or lib/ code, bullmq or ' +
-        '@bull-board/* (the layers: app/ and components/ -> engine/ -> lua/).',
+        '@bull-board/* (the layers: app/ and components/ -> engine/ -> lua/); outside the Redis ' +
+        'storage, it reaches storage through its interfaces (scripts/storage-seam-rule.mjs).',
     );
     return 1;
   }

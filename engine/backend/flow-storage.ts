@@ -6,12 +6,13 @@
  * engine/backend/redis/flow-storage.ts.
  */
 import type { JobRef } from '../job-ref';
-import type { QueueKeys } from '../keys';
 import type { NewJob, RawJobHash } from './queue-backend';
+import type { QueueRef } from './queue-ref';
 
 /** One node of a flow to write, parents before their children. */
 export interface FlowNodeWrite {
-  keys: QueueKeys;
+  /** The node's queue. */
+  queue: QueueRef;
   /** The job, with its custom id, its parent link (children) and `asParent` (parents). */
   job: NewJob;
   /** A root attached under an existing job, which must exist and may not be replaced. */

@@ -5,7 +5,6 @@
  * must do, with QueueOperations, is the conformance suite (test/conformance/).
  */
 import type { DurableOptions } from '../job-options';
-import type { QueueKeys } from '../keys';
 
 export type RawJobHash = Record<string, string>;
 
@@ -148,12 +147,29 @@ export interface Metrics {
   count: number;
 }
 
+export interface WaitOptions {
+  /** Watch this worker's wake channel too. */
+  wakeWorker?: string;
+  /** Ends the wait early (`interrupted`). */
+  signal?: AbortSignal;
+  /**
+   * Told of every member popped from the wake channel, also one that arrives after the wait
+   * was given up (a cancel request must not be lost with it).
+   */
+  onWake?(member: string): void;
+}
+
+/**
+ * How a wait ended besides a signal: `timeout` (nothing came), `interrupted` (its AbortSignal,
+ * or its connection closing), `lost` (the storage did not answer in time or dropped the wait,
+ * and its line was reset: look for work again).
+ */
+export type WaitOutcome = number | { wake: string } | 'timeout' | 'interrupted' | 'lost';
+
 /** How a cancel request ended (Queue.cancelJob), as the job's timeline shows it. */
 export type CancelOutcome = 'stopped' | 'force-stopped' | 'completed-anyway';
 
 export interface QueueBackend {
-  readonly keys: QueueKeys;
-
   // producer
   /**
    * Adds a job. With `durable`, then waits until that many replicas hold the write (or the
@@ -192,16 +208,18 @@ export interface QueueBackend {
   /** The two-phase stalled check; returns the ids recovered. Throttled by stalledInterval. */
   recoverStalledJobs(maxStalledCount: number, stalledInterval: number): Promise<string[]>;
   /**
-   * Waits up to timeoutSeconds for a wake-up marker; returns its score (0: ready, >0: due ts).
-   * With `wakeKey` (the worker's own, engine/worker/heartbeat-keys.ts) it waits on both and
-   * answers `{ wake: member }` when that one was written.
+   * Waits up to timeoutSeconds for work to be signalled: the signal's score (0: jobs are ready,
+   * > 0: when the next delayed job is due). With `wakeWorker` (a worker's id) the worker's own
+   * wake channel is watched too (QueueOperations.requestJobCancel writes it): `{ wake: member }`
+   * when that was written. See WaitOutcome for the other answers.
    */
-  waitForMarker(
+  waitForMarker(timeoutSeconds: number, options?: WaitOptions): Promise<WaitOutcome>;
+  /** Waits up to timeoutSeconds on the worker's wake channel alone. */
+  waitForWake(
     timeoutSeconds: number,
-    wakeKey?: string,
-  ): Promise<number | { wake: string } | undefined>;
-  /** Waits up to timeoutSeconds on the worker's wake key alone; the member popped, if any. */
-  waitForWake(timeoutSeconds: number, wakeKey: string): Promise<string | undefined>;
+    workerId: string,
+    options?: Omit<WaitOptions, 'wakeWorker'>,
+  ): Promise<Exclude<WaitOutcome, number>>;
 
   // job
   /**

@@ -1,9 +1,13 @@
+import type { RedisClient } from './redis/connection';
+
 /**
  * A queue's chores that are Redis's by nature, outside the interfaces every storage must
  * implement (and the conformance suite covers): the Queue methods behind them answer as for
  * an empty Redis when a storage has none.
  */
 export interface RedisQueueChores {
+  /** The connection the queue's commands use (bullmq's `client` getters; the Prometheus export). */
+  readonly client: RedisClient;
   /** Raw CLIENT LIST records of the connections named as workers of this queue. */
   getWorkerClients(): Promise<Record<string, string>[]>;
   /** Raw CLIENT LIST records of the connections named as QueueEvents of this queue. */

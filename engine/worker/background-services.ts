@@ -3,8 +3,6 @@
  * the classes that do the work, so each keeps its own small API and the worker's lifecycle
  * sees one shape.
  */
-import type { RedisClient } from '../connection';
-import { untilDisconnected } from '../connection';
 import type { LockRenewer } from '../maintenance/lock-renewer';
 import type { StalledChecker } from '../maintenance/stalled-checker';
 import type { SandboxedProcessor } from '../sandbox/sandboxed-processor';
@@ -26,22 +24,28 @@ export const SERVICE = {
 } as const;
 
 /** Beats now and every interval; stopping deletes the worker's record (gone from consoles). */
-export function heartbeatService(heartbeat: WorkerHeartbeat, client: RedisClient): WorkerService {
+export function heartbeatService(
+  heartbeat: WorkerHeartbeat,
+  lost: () => Promise<void>,
+): WorkerService {
   return {
     name: SERVICE.heartbeat,
     start: () => heartbeat.start(),
-    // With Redis down the delete never returns: the record then expires by its TTL.
-    stop: () => Promise.race([heartbeat.close(), untilDisconnected(client)]),
+    // With storage away the delete never returns: the record then expires by its lifetime.
+    stop: () => Promise.race([heartbeat.close(), lost()]),
   };
 }
 
 /** Writes the timing history every interval; stopping writes what is left. */
-export function timingHistoryService(recorder: TimingRecorder, client: RedisClient): WorkerService {
+export function timingHistoryService(
+  recorder: TimingRecorder,
+  lost: () => Promise<void>,
+): WorkerService {
   return {
     name: SERVICE.timingHistory,
     start: () => recorder.start(),
-    // With Redis down the write never returns: the counts of the last interval are lost.
-    stop: () => Promise.race([recorder.close(), untilDisconnected(client)]),
+    // With storage away the write never returns: the counts of the last interval are lost.
+    stop: () => Promise.race([recorder.close(), lost()]),
   };
 }
 

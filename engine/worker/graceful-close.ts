@@ -4,9 +4,7 @@
  * the jobs whose processor still runs go back to wait (lock released, no attempt counted) and
  * the ones whose outcome is being written are let finish.
  */
-import type { RedisClient } from '../connection';
 import type { QueueBackend } from '../backend/queue-backend';
-import { untilDisconnected } from '../connection';
 import type { LockRenewer } from '../maintenance/lock-renewer';
 import { Deadline } from './deadline';
 import type { Flight, InFlightJobs } from './in-flight';
@@ -30,8 +28,8 @@ interface GracefulRun {
 
 export interface GracefulCloseDeps {
   backend: QueueBackend;
-  /** Its disconnection ends every wait on Redis (the calls would never return). */
-  client: RedisClient;
+  /** Resolves once storage cannot be reached: every wait on it ends (calls would never return). */
+  lost(): Promise<void>;
   inFlight: InFlightJobs;
   lockRenewer: LockRenewer;
   /** The worker's signal: aborted at the deadline (processors see it, sandbox children die). */
@@ -106,14 +104,14 @@ export class GracefulClose {
    * being written are let finish. Then closing stops waiting for jobs.
    */
   private async giveBackRunningJobs(): Promise<void> {
-    const { inFlight, abort, client } = this.deps;
+    const { inFlight, abort, lost } = this.deps;
     // Marked before the signal fires, so a processor rejecting on abort is not failed for it.
     const moves = inFlight.inPhase('running').map((flight) => this.giveBack(flight));
     // In-process processors see the signal; sandboxed ones have their child killed.
     abort.abort();
     const finishing = inFlight.inPhase('finishing').map((flight) => inFlight.whenDone(flight));
     // With Redis down these calls never return: give up on them rather than hang.
-    await Promise.race([Promise.all([...moves, ...finishing]), untilDisconnected(client)]);
+    await Promise.race([Promise.all([...moves, ...finishing]), lost()]);
     this.stopWaiting.resolve();
   }
 

@@ -31,8 +31,6 @@ export interface HeartbeatSnapshot {
   quiet: boolean;
   /** Paused locally (worker.pause()). */
   paused: boolean;
-  /** Where Redis sees the worker's named (blocking) connection come from, when known. */
-  clientAddress?: string;
   /** The processor runs in sandbox children: a force stop can kill a job's (the console asks). */
   canForceStop?: boolean;
 }
@@ -168,7 +166,6 @@ export class WorkerHeartbeat {
       lockRenewalFailures: this.lockRenewalFailures,
       quiet: snapshot.quiet ? 1 : 0,
       paused: snapshot.paused ? 1 : 0,
-      addr: snapshot.clientAddress ?? '',
       forceStop: snapshot.canForceStop ? 1 : 0,
       startedAt: this.startedAt,
       lastHeartbeat: now,

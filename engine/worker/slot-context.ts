@@ -3,7 +3,6 @@
  * (job-outcomes.ts) use of the worker that runs them: its backend, its bookkeeping of running
  * jobs, its events and its closing state. Built once by the worker (worker-base.ts).
  */
-import type { RedisClient } from '../connection';
 import type { FetchIdentity } from '../backend/queue-backend';
 import type { QueueBackend } from '../backend/queue-backend';
 import type { JobScope } from '../job-scope';
@@ -20,8 +19,6 @@ export interface SlotContext {
   /** What the jobs a worker builds belong to (the worker itself). */
   readonly scope: JobScope;
   readonly backend: QueueBackend;
-  /** The worker's non-blocking connection. */
-  readonly client: RedisClient;
   readonly keys: QueueKeys;
   readonly opts: WorkerOptions;
   /** Spans and metrics of the attempts the worker runs (engine/telemetry/). */

@@ -8,19 +8,20 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { RedisClient } from '../connection';
+import { defaultStorage } from '../backend/default-storage';
 import type { FetchIdentity } from '../backend/queue-backend';
 import type { QueueBackend } from '../backend/queue-backend';
 import type { QueueOperations } from '../backend/queue-operations';
 import type { TimingHistoryStore } from '../backend/timing-history';
 import type { WorkerRegistry } from '../backend/worker-registry';
-import { redisStorage } from '../backend/storage';
-import { connect, release, untilDisconnected, type ManagedConnection } from '../connection';
+import type { RedisQueueChores } from '../backend/redis-queue-chores';
+import type { StorageConnection } from '../backend/storage';
 import { DEFAULTS } from '../defaults';
 import { ClosedError, RateLimitError, ValidationError } from '../errors';
 import { Job } from '../job';
 import { RUNNING_JOB_SIGNAL, type JobFinishingContext } from '../job-scope';
 import { JobScheduler } from '../job-scheduler';
-import { assertClusterSafeQueue, hashTaggedName } from '../cluster-slots';
+import { hashTaggedName } from '../cluster-slots';
 import { QueueKeys } from '../keys';
 import { LockRenewer } from '../maintenance/lock-renewer';
 import { StalledChecker } from '../maintenance/stalled-checker';
@@ -38,13 +39,12 @@ import {
   SERVICE,
   stalledCheckerService,
 } from './background-services';
-import { clientAddress } from './client-address';
 import { CompletionBatcher } from './completion-batcher';
 import { GracefulClose, type GracefulCloseReport } from './graceful-close';
 import { HEARTBEAT_MAX_LISTED_JOBS, WorkerHeartbeat } from './heartbeat';
 import { DEFAULT_HISTORY_RETENTION } from '../history/history-keys';
 import { TimingRecorder } from '../history/timing-recorder';
-import { workerWakeKey, type CancelRequest } from './heartbeat-keys';
+import type { CancelRequest } from './heartbeat-keys';
 import { InFlightJobs } from './in-flight';
 import { JobOutcomes } from './job-outcomes';
 import { MarkerWaiter } from './marker-waiter';
@@ -53,7 +53,7 @@ import { RateLimitGate } from './rate-limit-gate';
 import type { SlotContext } from './slot-context';
 import { SlotLoop } from './slot-loop';
 import type { SlotStrategy } from './slot-strategy';
-import { isConnectionClosedError, waitForReady, workerConnectionName } from './worker-connections';
+import { isConnectionClosedError } from './worker-connections';
 import type { GetNextJobOptions } from './worker-listener';
 import { WorkerServices } from './worker-services';
 
@@ -86,8 +86,10 @@ export abstract class WorkerBase<
       | 'maximumRateLimitDelay'
     >
   >;
-  private readonly connection: ManagedConnection;
-  private readonly blockingConnection: ManagedConnection;
+  /** The worker's connection to its storage (for Redis: its commands' and its blocking one). */
+  private readonly connection: StorageConnection;
+  /** The Redis storage's chores, for bullmq's `client` getter; absent with another storage. */
+  private readonly redisChores?: RedisQueueChores;
   private readonly lockRenewer: LockRenewer;
   private readonly scheduler: JobScheduler;
   /** close(true) and closeGracefully's deadline abort it; each job's signal follows it. */
@@ -145,7 +147,6 @@ export abstract class WorkerBase<
     this.prefix = opts.prefix ?? DEFAULTS.prefix;
     this.name = opts.clusterHashTags ? hashTaggedName(this.prefix, name) : name;
     this.keys = new QueueKeys(this.prefix, this.name);
-    assertClusterSafeQueue(opts.connection, this.keys);
     this.slotLimit = opts.concurrency ?? DEFAULTS.worker.concurrency;
     const lockDuration = opts.lockDuration ?? DEFAULTS.worker.lockDuration;
     this.settings = {
@@ -157,19 +158,17 @@ export abstract class WorkerBase<
       maximumRateLimitDelay: opts.maximumRateLimitDelay ?? DEFAULTS.worker.maximumRateLimitDelay,
     };
 
-    this.connection = connect(opts.connection, { retryForever: true });
-    this.blockingConnection = connect(opts.connection, {
-      blocking: true,
-      connectionName: workerConnectionName(this.prefix, this.name, opts.name),
+    const storageOf = opts.storage ?? defaultStorage;
+    const queue = { prefix: this.prefix, name: this.name };
+    this.connection = storageOf.connect({
+      role: 'worker',
+      connection: opts.connection,
+      queue,
+      workerName: opts.name,
     });
-    for (const { client } of [this.connection, this.blockingConnection]) {
-      client.on('error', (error: Error) => this.emitError(error));
-    }
-    const storage = (opts.storage ?? redisStorage).queue({
-      keys: this.keys,
-      client: this.connection.client,
-      blockingClient: this.blockingConnection.client,
-    });
+    this.connection.onError((error) => this.emitError(error));
+    const storage = storageOf.queue({ connection: this.connection, queue });
+    this.redisChores = storage.redis;
     this.backend = storage.backend;
     this.ops = storage.ops;
     this.workers = storage.workers;
@@ -182,8 +181,6 @@ export abstract class WorkerBase<
     );
     this.markerWaiter = new MarkerWaiter(
       this.backend,
-      this.blockingConnection.client,
-      this.connection.client,
       this.settings.drainDelay,
       () => this.stopping || this.paused || this.quiet,
     );
@@ -212,7 +209,7 @@ export abstract class WorkerBase<
     );
     this.graceful = new GracefulClose({
       backend: this.backend,
-      client: this.connection.client,
+      lost: () => this.connection.lost(),
       inFlight: this.inFlight,
       lockRenewer: this.lockRenewer,
       abort: this.abort,
@@ -237,7 +234,6 @@ export abstract class WorkerBase<
     return {
       scope: this,
       backend: this.backend,
-      client: this.connection.client,
       keys: this.keys,
       opts: this.opts,
       attempts: this.attempts,
@@ -271,12 +267,12 @@ export abstract class WorkerBase<
   private registerServices(completions: CompletionBatcher): void {
     // First in, so stopped last: the completions flushed on close are counted in it.
     if (this.timingHistory) {
-      this.services.add(timingHistoryService(this.timingHistory, this.connection.client));
+      this.services.add(timingHistoryService(this.timingHistory, () => this.connection.lost()));
     }
     const heartbeat = this.makeHeartbeat(
       this.opts.heartbeatInterval ?? DEFAULTS.worker.heartbeatInterval,
     );
-    if (heartbeat) this.services.add(heartbeatService(heartbeat, this.connection.client));
+    if (heartbeat) this.services.add(heartbeatService(heartbeat, () => this.connection.lost()));
     if (!this.opts.skipStalledCheck) {
       this.services.add(stalledCheckerService(this.makeStalledChecker()));
     }
@@ -335,7 +331,6 @@ export abstract class WorkerBase<
           active: this.inFlight.size,
           quiet: this.quiet,
           paused: this.paused,
-          clientAddress: clientAddress(this.blockingConnection.client),
           canForceStop: this.forceStop !== undefined,
         }),
         cancel: (jobId, request) => this.cancelFromRedis(jobId, request),
@@ -345,7 +340,7 @@ export abstract class WorkerBase<
     );
     // Cancel requests wake the worker through its wake key; it then beats at once to take them.
     this.markerWaiter.useWake({
-      key: workerWakeKey(this.keys, this.id),
+      workerId: this.id,
       onWake: () => heartbeat.beatNow(),
       hasJobs: () => this.inFlight.size > 0,
     });
@@ -450,9 +445,17 @@ export abstract class WorkerBase<
     return this;
   }
 
-  /** The non-blocking client (exposed for tests and tools; the hot path goes through backend). */
+  /**
+   * The non-blocking Redis client (exposed for tests and tools; the hot path goes through
+   * backend). Only the Redis storage has one.
+   */
   get client(): RedisClient {
-    return this.connection.client;
+    if (!this.redisChores) {
+      throw new ValidationError(
+        `Worker ${this.name} has no Redis client: its storage is not Redis`,
+      );
+    }
+    return this.redisChores.client;
   }
 
   isRunning(): boolean {
@@ -464,10 +467,7 @@ export abstract class WorkerBase<
   }
 
   async waitUntilReady(): Promise<void> {
-    await Promise.all([
-      waitForReady(this.connection.client),
-      waitForReady(this.blockingConnection.client),
-    ]);
+    await this.connection.ready();
   }
 
   protected emitError(error: unknown): void {
@@ -687,10 +687,7 @@ export abstract class WorkerBase<
       this.wakeUp();
       // With Redis down the loop's pending command never returns: stop waiting for it then.
       if (this.running && !force) {
-        await Promise.race([
-          this.running.catch(() => undefined),
-          untilDisconnected(this.connection.client),
-        ]);
+        await Promise.race([this.running.catch(() => undefined), this.connection.lost()]);
       }
       await this.finishClosing();
     })();
@@ -720,15 +717,13 @@ export abstract class WorkerBase<
     this.finished ??= (async () => {
       await Promise.race([
         this.whenSlotsEmpty(),
-        untilDisconnected(this.connection.client),
+        this.connection.lost(),
         this.graceful.stopWaitingForJobs,
       ]);
       await this.services.stopAll();
       if (this.slotsCounted) this.attempts.metrics.slotsClosed(this.concurrency);
       this.slotsCounted = false;
-      // The blocking connection may still sit in BZPOPMIN: drop it rather than QUIT behind it.
-      this.blockingConnection.client.disconnect();
-      await release(this.connection);
+      await this.connection.close();
       this.emit('closed');
     })();
     return this.finished;

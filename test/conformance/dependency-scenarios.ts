@@ -6,7 +6,7 @@
 import { expect } from 'vitest';
 import { newJob } from '../helpers/new-job';
 import type { Scenario } from './harness';
-import { complete, fail, fetchJob, flowOf, runNext, WORKER } from './scenario-helpers';
+import { complete, fail, fetchJob, flowOf, queueOf, runNext, WORKER } from './scenario-helpers';
 
 export const dependencyScenarios: Scenario[] = [
   {
@@ -23,7 +23,7 @@ export const dependencyScenarios: Scenario[] = [
       const { backend, ops } = made.queue;
       const link = { id: 'P', queueKey: keys.queueKey };
       const child = (id: string, flags: object = {}) => ({
-        keys,
+        queue: queueOf(keys),
         job: newJob({
           customId: `P-${id}`,
           parent: { key: keys.job('P'), link: { ...link, ...flags } },
@@ -33,7 +33,12 @@ export const dependencyScenarios: Scenario[] = [
       });
       await made.flows.addFlows(
         [
-          { keys, job: newJob({ customId: 'P', asParent: true }), external: false, flow: 0 },
+          {
+            queue: queueOf(keys),
+            job: newJob({ customId: 'P', asParent: true }),
+            external: false,
+            flow: 0,
+          },
           child('a'),
           // ignoreDependencyOnFailure, failParentOnFailure
           child('b', { idof: true }),

@@ -3,7 +3,8 @@
  * storage serves the whole file, each scenario on queues of its own, so flows reach across
  * the queues of a scenario as they do on Redis.
  */
-import { memoryStorage, QueueKeys } from 'oxmq/internals';
+import { memoryStorage } from 'oxmq';
+import { QueueKeys } from 'oxmq/internals';
 import { uniqueQueueName } from '../helpers/redis';
 import { describeConformance } from './harness';
 import { SCENARIO_SETS } from './scenarios';
@@ -14,13 +15,14 @@ describeConformance(
   'memory',
   () => {
     const keys = new QueueKeys('bull', uniqueQueueName('conformance'));
-    const unused = undefined as never;
+    const queue = { prefix: keys.prefix, name: keys.queueName };
+    const connection = storage.connect({ role: 'worker', connection: undefined, queue });
     return {
       keys,
-      queue: storage.queue({ keys, client: unused }),
-      flows: storage.flows({ client: unused }),
-      events: storage.events({ keys, client: unused }),
-      close: async () => undefined,
+      queue: storage.queue({ connection, queue }),
+      flows: storage.flows({ connection }),
+      events: storage.events({ connection, queue }),
+      close: () => connection.close(),
     };
   },
   SCENARIO_SETS,

@@ -60,18 +60,21 @@ export const scopeOf = ({ keys, queue }: StorageUnderTest) => ({
   ops: queue.ops,
 });
 
+/** The queue a flow node is written to. */
+export const queueOf = (keys: QueueKeys) => ({ prefix: keys.prefix, name: keys.queueName });
+
 /** A parent with two children, written as one flow. */
 export const flowOf = (keys: QueueKeys, parentId: string) => {
   const link = { id: parentId, queueKey: keys.queueKey };
   return [
     {
-      keys,
+      queue: queueOf(keys),
       job: newJob({ name: 'parent', customId: parentId, asParent: true }),
       external: false,
       flow: 0,
     },
     ...['a', 'b'].map((id) => ({
-      keys,
+      queue: queueOf(keys),
       job: newJob({
         name: `child-${id}`,
         customId: `${parentId}-${id}`,

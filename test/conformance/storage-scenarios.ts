@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import { JobScheduler, readFlow } from 'oxmq/internals';
 import { newJob } from '../helpers/new-job';
 import type { Scenario } from './harness';
-import { fieldsOf, flowOf, scopeOf } from './scenario-helpers';
+import { fieldsOf, flowOf, queueOf, scopeOf } from './scenario-helpers';
 
 export const storageScenarios: Scenario[] = [
   {
@@ -62,7 +62,7 @@ export const storageScenarios: Scenario[] = [
       const outcomes = await made.flows.addFlows(
         [
           {
-            keys: made.keys,
+            queue: queueOf(made.keys),
             job: newJob({
               customId: 'orphan',
               asParent: true,
@@ -72,7 +72,7 @@ export const storageScenarios: Scenario[] = [
             flow: 0,
           },
           {
-            keys: made.keys,
+            queue: queueOf(made.keys),
             job: newJob({
               customId: 'orphan-child',
               parent: {

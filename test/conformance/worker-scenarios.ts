@@ -3,7 +3,6 @@
  * commands wait for its next beat, and a cancel request for a job it holds wakes it at once.
  */
 import { expect } from 'vitest';
-import { workerWakeKey } from 'oxmq/internals';
 import { newJob } from '../helpers/new-job';
 import type { Scenario } from './harness';
 import { fetchJob } from './scenario-helpers';
@@ -30,9 +29,9 @@ export const workerScenarios: Scenario[] = [
       // A job locked under the worker's token (`<workerId>:<n>`): a cancel request reaches it.
       const { jobId } = await backend.addJob(newJob());
       await fetchJob(backend, { token: `${workerId}:0`, lockDuration: 30_000 });
-      const woken = backend.waitForWake(5, workerWakeKey(made.keys, workerId));
+      const woken = backend.waitForWake(5, workerId);
       expect(await ops.requestJobCancel(jobId, 'stop', { force: true })).toBe('requested');
-      expect(await woken).toBe('cancel');
+      expect(await woken).toEqual({ wake: 'cancel' });
       const noted = JSON.parse((await backend.getJobHash(jobId))!['oxmq.cancel']!);
       expect(noted).toMatchObject({ reason: 'stop', attempt: 1 });
       expect(await workers.beat(workerId, record, 5_000, Date.now())).toEqual({

@@ -97,12 +97,16 @@ function open(prefix?: string, connection = redisOptions()): Sides {
       : new FlowProducer({ connection, prefix }),
   );
   const bull = track(new BullFlowProducer({ connection, ...(prefix ? { prefix } : {}) }));
+  // Trees read through the Redis storage over the test's own (shared, never closed) client.
+  const flows = redisStorage.flows({
+    connection: redisStorage.connect({ role: 'flows', connection: redis }),
+  });
   return {
     redis,
     ours,
     bull,
     read: (opts) =>
-      readFlow(redisStorage.flows({ client: redis }), (keys) => ours.scopeFor(keys), {
+      readFlow(flows, (keys) => ours.scopeFor(keys), {
         prefix,
         ...opts,
       }),

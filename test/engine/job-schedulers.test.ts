@@ -483,10 +483,11 @@ describe('no double fire', () => {
     const fetched = (await queue.getJob(first.id))!;
     const fetchedCron = (await queue.getJob(cron.id))!;
     const clients = [1, 2, 3].map(() => track(rawClient()));
-    const schedulers = clients.map(
-      (client) =>
-        new JobScheduler(redisStorage.queue({ client, keys: queue.keys }).schedulers, queue),
-    );
+    const ref = { prefix: queue.prefix, name: queue.name };
+    const schedulers = clients.map((client) => {
+      const connection = redisStorage.connect({ role: 'queue', connection: client, queue: ref });
+      return new JobScheduler(redisStorage.queue({ connection, queue: ref }).schedulers, queue);
+    });
     const outcomes = await Promise.all(schedulers.map((s) => s.nextIteration(fetched)));
     const cronOutcomes = await Promise.all(schedulers.map((s) => s.nextIteration(fetchedCron)));
     for (const results of [outcomes, cronOutcomes]) {

@@ -37,6 +37,10 @@ function recorded<T extends object>(target: T, label: string, calls: string[]): 
 
 function recordingStorage(calls: string[], contexts: StorageContext[]): Storage {
   return {
+    connect(request) {
+      calls.push(`connect.${request.role}`);
+      return redisStorage.connect(request);
+    },
     queue(context) {
       contexts.push(context);
       const real = redisStorage.queue(context);
@@ -72,9 +76,14 @@ describe('the storage option', () => {
     await waitFor(() => done.includes(job.id!));
     expect(calls).toEqual(expect.arrayContaining(['backend.fetchNextJob', 'backend.finishJob']));
     expect(await queue.getJobState(job.id!)).toBe('completed');
-    // The Queue's context has no blocking connection; the Worker's has its own.
-    expect(contexts.map((context) => context.blockingClient === undefined)).toEqual([true, false]);
-    expect(contexts.every((context) => context.keys.queueKey === `bull:${name}`)).toBe(true);
+    // Each connects as what it is: the storage opens a worker's lines for its waits too.
+    expect(calls.filter((call) => call.startsWith('connect.'))).toEqual([
+      'connect.queue',
+      'connect.worker',
+    ]);
+    expect(contexts.every(({ queue }) => queue.prefix === 'bull' && queue.name === name)).toBe(
+      true,
+    );
   });
 
   it("writes a Worker's heartbeats and timing history to the storage", async () => {
@@ -110,8 +119,13 @@ describe('the storage option', () => {
     await tree.children![0]!.job.updateProgress(10);
     const read = await flows.getFlow({ id: tree.job.id!, queueName: name });
     expect(read?.children?.map((node) => node.job.name)).toEqual(['child']);
-    expect(calls).toEqual(['flows.addFlows', 'backend.updateProgress', 'flows.readTree']);
-    expect(contexts.every((context) => context.keys.queueKey === `bull:${name}`)).toBe(true);
+    expect(calls).toEqual([
+      'connect.flows',
+      'flows.addFlows',
+      'backend.updateProgress',
+      'flows.readTree',
+    ]);
+    expect(contexts.every(({ queue }) => queue.name === name)).toBe(true);
   });
 
   it("keeps a Queue's job schedulers in the storage's scheduler store", async () => {
@@ -142,7 +156,7 @@ describe('the storage option', () => {
     );
     const job = await queue.add('seen', {});
     expect(await added).toBe(job.id);
-    expect(calls.slice(0, 2)).toEqual(['events.lastId', 'events.read']);
+    expect(calls.slice(0, 3)).toEqual(['connect.events', 'events.lastId', 'events.read']);
   });
 
   it("publishes a QueueEventsProducer's custom events through the storage", async () => {
@@ -151,7 +165,7 @@ describe('the storage option', () => {
     const storage = recordingStorage(calls, []);
     const producer = track(new QueueEventsProducer(name, { connection: redisOptions(), storage }));
     await producer.publishEvent({ eventName: 'custom', n: 1 });
-    expect(calls).toEqual(['backend.publishEvent']);
+    expect(calls).toEqual(['connect.producer', 'backend.publishEvent']);
     const reader = track(new QueueEvents(name, { connection: redisOptions(), lastEventId: '0' }));
     const seen = new Promise((resolve) => reader.once('custom' as never, resolve));
     expect(await seen).toEqual({ n: '1' });
@@ -164,7 +178,7 @@ describe('the storage option', () => {
     ).toThrow(ValidationError);
     expect(
       () => new Worker(name, async () => 1, { connection: redisOptions(), storage: 42 as never }),
-    ).toThrow(/storage must be an object with the functions queue, flows and events/);
+    ).toThrow(/storage must be an object with the functions connect, queue, flows and events/);
     expect(() => new FlowProducer({ connection: redisOptions(), storage: {} as never })).toThrow(
       ValidationError,
     );

@@ -64,17 +64,22 @@ export class MemoryEventLog {
     return at < 0 ? [] : this.entries.slice(at).map(([id, fields]) => [id, [...fields]]);
   }
 
-  /** Entries after `afterId`, waiting up to `blockMs` (0: without limit) for the first. */
-  async read(afterId: string, blockMs: number): Promise<EventLogEntry[]> {
+  /**
+   * Entries after `afterId`, waiting up to `blockMs` (0: without limit) for the first; `signal`
+   * ends the wait early.
+   */
+  async read(afterId: string, blockMs: number, signal?: AbortSignal): Promise<EventLogEntry[]> {
     const ready = this.after(afterId);
-    if (ready.length > 0) return ready;
+    if (ready.length > 0 || signal?.aborted) return ready;
     await new Promise<void>((resolve) => {
       const done = () => {
         this.waiting.delete(done);
         clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
         resolve();
       };
       const timer = blockMs > 0 ? setTimeout(done, blockMs) : undefined;
+      signal?.addEventListener('abort', done, { once: true });
       this.waiting.add(done);
     });
     return this.after(afterId);

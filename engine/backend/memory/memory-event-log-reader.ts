@@ -7,6 +7,8 @@ export class MemoryEventLogReader implements EventLogReader {
   constructor(
     private readonly store: MemoryStore,
     private readonly keys: QueueKeys,
+    /** The connection's: a read ends when it is closed. */
+    private readonly closed?: AbortSignal,
   ) {}
 
   async lastId(): Promise<string> {
@@ -17,6 +19,6 @@ export class MemoryEventLogReader implements EventLogReader {
   async ping(): Promise<void> {}
 
   read(afterId: string, blockMs: number): Promise<EventLogEntry[]> {
-    return this.store.queue(this.keys).events.read(afterId, blockMs);
+    return this.store.queue(this.keys).events.read(afterId, blockMs, this.closed);
   }
 }

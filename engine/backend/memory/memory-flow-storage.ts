@@ -4,6 +4,7 @@
  * at all; trees are read back level by level, children in bullmq's getFlow order.
  */
 import type { JobRef } from '../../job-ref';
+import { QueueKeys } from '../../keys';
 import type {
   FlowNodeOutcome,
   FlowNodeWrite,
@@ -26,6 +27,10 @@ function childKeys(job: MemoryJob): string[] {
   ];
 }
 
+function keysOf(node: FlowNodeWrite): QueueKeys {
+  return new QueueKeys(node.queue.prefix, node.queue.name);
+}
+
 export class MemoryFlowStorage implements FlowStorage {
   constructor(private readonly store: MemoryStore) {}
 
@@ -35,7 +40,7 @@ export class MemoryFlowStorage implements FlowStorage {
     if (!parent) return undefined;
     if (node.external && !this.store.jobAt(parent.key)) return 'parent-missing';
     if (node.job.customId === undefined) return undefined;
-    const existing = this.store.queue(node.keys).jobs.get(node.job.customId);
+    const existing = this.store.queue(keysOf(node)).jobs.get(node.job.customId);
     const current = existing?.hash.parentKey;
     if (current !== undefined && current !== parent.key && this.store.jobAt(current)) {
       return 'parent-taken';
@@ -50,12 +55,12 @@ export class MemoryFlowStorage implements FlowStorage {
       const refused = this.check(node);
       if (refused) failed.set(node.flow, { refusal: refused, culprit: index });
     });
-    const parents: { keys: FlowNodeWrite['keys']; id: string }[] = [];
+    const parents: { keys: QueueKeys; id: string }[] = [];
     const written = new Set<string>();
     const outcomes = nodes.map((node): FlowNodeOutcome => {
       const failure = failed.get(node.flow);
       if (failure) return failure;
-      const queue = this.store.queue(node.keys);
+      const queue = this.store.queue(keysOf(node));
       const parentWritten = node.job.parent !== undefined && written.has(node.job.parent.key);
       const result = insertJob(this.store, queue, node.job, now, {
         deferParentRelease: true,
@@ -64,9 +69,9 @@ export class MemoryFlowStorage implements FlowStorage {
       // Unreachable after the checks above; a broken invariant fails loudly.
       if ('refusal' in result) throw new Error(`addFlows: node refused (${result.refusal})`);
       if (node.job.asParent && result.outcome !== 'duplicate') {
-        parents.push({ keys: node.keys, id: result.jobId });
+        parents.push({ keys: queue.keys, id: result.jobId });
       }
-      written.add(node.keys.job(result.jobId));
+      written.add(queue.keys.job(result.jobId));
       return { id: result.jobId };
     });
     // Parents whose children were all complete already (duplicates of finished jobs) run now.

@@ -20,7 +20,10 @@ import type {
   QueueBackend,
   RawJobHash,
   RetryRequest,
+  WaitOptions,
+  WaitOutcome,
 } from '../queue-backend';
+import { workerWakeKey } from '../../worker/heartbeat-keys';
 import { fetchJobBatch, fetchNextJob } from './fetch-job';
 import { afterFinish, finishActiveJob, leaveActive } from './finish-job';
 import { insertJob } from './insert-job';
@@ -33,7 +36,9 @@ export class MemoryQueueBackend implements QueueBackend {
 
   constructor(
     private readonly store: MemoryStore,
-    readonly keys: QueueKeys,
+    keys: QueueKeys,
+    /** The connection's: closing it ends the waits made through it. */
+    private readonly closed?: AbortSignal,
   ) {
     this.queue = store.queue(keys);
   }
@@ -216,19 +221,39 @@ export class MemoryQueueBackend implements QueueBackend {
     return recovered;
   }
 
-  async waitForMarker(
-    timeoutSeconds: number,
-    wakeKey?: string,
-  ): Promise<number | { wake: string } | undefined> {
-    const boxes = wakeKey ? [this.queue.markerBox, wakeKey] : [this.queue.markerBox];
-    const popped = await this.store.signals.wait(boxes, timeoutSeconds * 1000);
-    if (!popped) return undefined;
-    if (popped.box === wakeKey) return { wake: popped.member };
+  async waitForMarker(timeoutSeconds: number, options: WaitOptions = {}): Promise<WaitOutcome> {
+    const wakeBox =
+      options.wakeWorker === undefined
+        ? undefined
+        : workerWakeKey(this.queue.keys, options.wakeWorker);
+    const boxes = wakeBox ? [this.queue.markerBox, wakeBox] : [this.queue.markerBox];
+    const signal = this.waitSignal(options.signal);
+    const popped = await this.store.signals.wait(boxes, timeoutSeconds * 1000, signal);
+    if (!popped) return signal?.aborted ? 'interrupted' : 'timeout';
+    if (popped.box === wakeBox) {
+      options.onWake?.(popped.member);
+      return { wake: popped.member };
+    }
     return popped.score;
   }
 
-  async waitForWake(timeoutSeconds: number, wakeKey: string): Promise<string | undefined> {
-    return (await this.store.signals.wait([wakeKey], timeoutSeconds * 1000))?.member;
+  async waitForWake(
+    timeoutSeconds: number,
+    workerId: string,
+    options: Omit<WaitOptions, 'wakeWorker'> = {},
+  ): Promise<Exclude<WaitOutcome, number>> {
+    const box = workerWakeKey(this.queue.keys, workerId);
+    const signal = this.waitSignal(options.signal);
+    const popped = await this.store.signals.wait([box], timeoutSeconds * 1000, signal);
+    if (!popped) return signal?.aborted ? 'interrupted' : 'timeout';
+    options.onWake?.(popped.member);
+    return { wake: popped.member };
+  }
+
+  /** A wait ends with its own signal or with the connection it was made through. */
+  private waitSignal(signal?: AbortSignal): AbortSignal | undefined {
+    const signals = [signal, this.closed].filter((s): s is AbortSignal => s !== undefined);
+    return signals.length > 1 ? AbortSignal.any(signals) : signals[0];
   }
 
   async updateProgress(jobId: string, progressJson: string): Promise<void> {

@@ -2,7 +2,7 @@
  * The BatchWorker's two scripts: fetch a batch (moveToActiveBatch) and complete one, with the
  * next batch in the same call (moveToFinishedBatch).
  */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import type { QueueKeys } from '../../keys';
 import { scriptError } from '../../scripts/error-codes';
 import { scriptKeys } from '../../scripts/script-keys';

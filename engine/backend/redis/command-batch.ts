@@ -1,5 +1,5 @@
 /** Commands collected for one pipelined round trip (flow and console reads). */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import { UnexpectedReplyError } from '../../errors';
 
 type Command = [string, ...(string | number)[]];

@@ -6,7 +6,7 @@
  * the job key's prefix: on a cluster that prefix carries a hash tag, as for every other script.
  */
 import type { ChainableCommander } from 'ioredis';
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import { UnexpectedReplyError, ValidationError } from '../../errors';
 import type { QueueKeys } from '../../keys';
 import { throwIfErrorCode } from '../../scripts/error-codes';

@@ -3,7 +3,7 @@
  * key (plus the parsed return value of a processed one) and its job in bullmq's listing form, as bullmq's
  * method answers. The page is read by one bounded script (lua/getDependencyPage-1.lua).
  */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import { UnexpectedReplyError, ValidationError } from '../../errors';
 import { dependencyJobJson, type DependencyJobJson } from '../../dependency-job-json';
 import type { QueueKeys } from '../../keys';

@@ -2,7 +2,7 @@
  * Reads a queue's events stream with `XREAD BLOCK` (docs/redis-keys.md), on a connection that is
  * the reader's alone: a blocking read would stall every other user of a shared one.
  */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import { DEFAULTS } from '../../defaults';
 import type { QueueKeys } from '../../keys';
 import type { EventLogEntry, EventLogReader } from '../event-log';

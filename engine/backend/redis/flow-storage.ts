@@ -2,7 +2,9 @@
  * Flows in Redis: lua/addFlow writes every node of a write in one script call (so each flow is
  * atomic), and trees are read one pipelined round trip per level (child-pages.ts).
  */
-import type { RedisClient } from '../../connection';
+import { assertClusterSafeParent, assertClusterSafeQueue } from '../../cluster-slots';
+import { QueueKeys } from '../../keys';
+import type { RedisClient } from './connection';
 import { UnexpectedReplyError } from '../../errors';
 import { parseJobKey, type JobRef } from '../../job-ref';
 import { scriptKeys } from '../../scripts/script-keys';
@@ -30,12 +32,18 @@ export class RedisFlowStorage implements FlowStorage {
   constructor(private readonly client: RedisClient) {}
 
   async addFlows(nodes: FlowNodeWrite[], now: number): Promise<FlowNodeOutcome[]> {
-    const table = nodes.map((node) => ({
-      ...jobTable(node.keys.base, node.job),
+    const keysOf = nodes.map((node) => new QueueKeys(node.queue.prefix, node.queue.name));
+    // On a Cluster the script reaches every node's keys: they must share one hash slot.
+    keysOf.forEach((keys, i) => {
+      assertClusterSafeQueue(this.client, keys);
+      assertClusterSafeParent(this.client, keys, nodes[i]!.job.parent?.link.queueKey);
+    });
+    const table = nodes.map((node, i) => ({
+      ...jobTable(keysOf[i]!.base, node.job),
       external: node.external,
       flow: node.flow,
     }));
-    const reply = await runScript(this.client, 'addFlow', scriptKeys('addFlow', nodes[0]!.keys), [
+    const reply = await runScript(this.client, 'addFlow', scriptKeys('addFlow', keysOf[0]!), [
       JSON.stringify(table),
       now,
     ]);

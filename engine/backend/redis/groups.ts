@@ -3,7 +3,7 @@
  * the updateGroup script (registers the group, wakes idle workers); reads through getGroups (one
  * atomic snapshot). The fetch side lives in lua/includes/groups.lua.
  */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import { UnexpectedReplyError, ValidationError } from '../../errors';
 import { validateGroupId } from '../../job-options';
 import type { QueueKeys } from '../../keys';

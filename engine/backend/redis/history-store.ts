@@ -4,7 +4,7 @@
  * touched (usually one); reads are one pipeline of the hashes a window spans
  * (docs/redis-keys.md, "History").
  */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import {
   DAY_MS,
   hashStart,

@@ -1,5 +1,5 @@
 /** Admin moves of jobs between states: retry, promote, reprocess, change delay or priority. */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import { DEFAULTS } from '../../defaults';
 import { ValidationError } from '../../errors';
 import type { QueueKeys } from '../../keys';

@@ -4,7 +4,7 @@
  * versions or crashes leave in Redis. No other storage has connections or such keys, so these
  * are not part of the interfaces the conformance suite holds every storage to.
  */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import type { QueueKeys } from '../../keys';
 import type { RedisQueueChores } from '../redis-queue-chores';
 import { getWorkerClients } from './queue-controls';
@@ -13,7 +13,7 @@ import { removeOrphanedJobs } from './remove-orphaned-jobs';
 
 export class RedisChores implements RedisQueueChores {
   constructor(
-    private readonly client: RedisClient,
+    readonly client: RedisClient,
     private readonly keys: QueueKeys,
   ) {}
 

@@ -4,7 +4,7 @@
  * script blocks Redis for long. Between calls other clients may act on the queue; every call is
  * consistent on its own.
  */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import { DEFAULTS } from '../../defaults';
 import { QueueStateError, UnexpectedReplyError } from '../../errors';
 import type { QueueKeys } from '../../keys';

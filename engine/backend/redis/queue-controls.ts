@@ -1,5 +1,5 @@
 /** Queue-wide switches and limits: pause/resume, global concurrency and rate limit, workers. */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import type { QueueKeys } from '../../keys';
 import { scriptKeys } from '../../scripts/script-keys';
 import { checkInteger, checkMillis } from '../operation-validation';

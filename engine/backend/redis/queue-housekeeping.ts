@@ -2,7 +2,7 @@
  * Small queue-level reads and clean-ups bullmq's Queue offers: the events stream trim, the
  * rate-limit and legacy priority keys, the "maxed" test and the QueueEvents connections.
  */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import type { QueueKeys } from '../../keys';
 import { checkInteger } from '../operation-validation';
 import { parseClientList } from './queue-controls';

@@ -3,7 +3,7 @@
  * priority and the delayed count before a cutoff. Each reads the keys bullmq reads (docs/redis-keys.md), so the answers agree on data either library wrote.
  */
 import type { ChainableCommander } from 'ioredis';
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import { DEFAULTS } from '../../defaults';
 import type { QueueKeys } from '../../keys';
 import type { JobState } from '../queue-operations';

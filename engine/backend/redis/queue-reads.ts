@@ -1,5 +1,5 @@
 /** Read-only queue operations: counts, listings, a job's state, logs, meta. */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import { UnexpectedReplyError } from '../../errors';
 import type { QueueKeys } from '../../keys';
 import { scriptKeys } from '../../scripts/script-keys';

@@ -5,7 +5,7 @@
  * Redis runs at maxmemory because it never writes (docs/reliability.md, "Redis at maxmemory").
  * Reads that need no common moment go in a plain pipeline instead.
  */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import { UnexpectedReplyError } from '../../errors';
 import { runScript } from './run-script';
 

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import { AddCoalescer } from './add-coalescer';
 import { throwIfErrorCode } from '../../scripts/error-codes';
 import { scriptKeys } from '../../scripts/script-keys';
@@ -19,7 +19,12 @@ import type {
   QueueBackend,
   RawJobHash,
   RetryRequest,
+  WaitOptions,
+  WaitOutcome,
 } from '../queue-backend';
+import { workerWakeKey } from '../../worker/heartbeat-keys';
+import { assertClusterSafeParent } from '../../cluster-slots';
+import { BlockingWaits } from './blocking-waits';
 import { addJobArgs, addJobBatchArgs, addJobKeys, parseAddReply } from './add-job';
 import { completeJobBatch, fetchJobBatch, identityJson } from './batch-moves';
 import { readAllTogether } from './read-together';
@@ -31,11 +36,16 @@ import { recordCancelOutcome } from './worker-requests';
  * reads. `client` serves normal commands; `blockingClient` (workers only) waits on the marker.
  */
 export class RedisQueueBackend implements QueueBackend {
+  /** A worker's waits for work, over its blocking connection. */
+  private readonly waits?: BlockingWaits;
+
   constructor(
     readonly client: RedisClient,
     readonly keys: QueueKeys,
-    private readonly blockingClient?: RedisClient,
-  ) {}
+    blockingClient?: RedisClient,
+  ) {
+    if (blockingClient) this.waits = new BlockingWaits(blockingClient, client);
+  }
 
   /** Overlapping adds share script calls (add-coalescer.ts). */
   private readonly adds = new AddCoalescer({
@@ -43,7 +53,18 @@ export class RedisQueueBackend implements QueueBackend {
     addMany: (jobs) => this.addJobsEach(jobs),
   });
 
+  /** On a Cluster, a job and its parent must share a hash slot (docs/scaling.md). */
+  private checkParents(jobs: readonly NewJob[]): void {
+    for (const job of jobs)
+      assertClusterSafeParent(this.client, this.keys, job.parent?.link.queueKey);
+  }
+
   addJob(job: NewJob, durable?: DurableOptions): Promise<AddResult> {
+    try {
+      this.checkParents([job]);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     // A durable add waits for its replicas on its own call (WAIT covers the connection's writes).
     return durable ? this.addDurableJob(job, durable) : this.adds.add(job);
   }
@@ -85,6 +106,7 @@ export class RedisQueueBackend implements QueueBackend {
 
   async addJobs(jobs: NewJob[], durable?: DurableOptions): Promise<AddResult[]> {
     if (jobs.length === 0) return [];
+    this.checkParents(jobs);
     // One script call for the whole list: atomic (nothing runs between the adds) and one
     // invocation instead of one per job.
     const keys = scriptKeys('addJobBatch', this.keys);
@@ -234,25 +256,42 @@ export class RedisQueueBackend implements QueueBackend {
     return (reply as unknown[]).map(String);
   }
 
-  async waitForMarker(
-    timeoutSeconds: number,
-    wakeKey?: string,
-  ): Promise<number | { wake: string } | undefined> {
-    if (!this.blockingClient) throw new Error('waitForMarker needs a blocking connection');
-    // One BZPOPMIN over both keys (one hash slot: both live under the queue's base key), so an
-    // idle worker sends no more commands than with the marker alone.
-    const reply = wakeKey
-      ? await this.blockingClient.bzpopmin(this.keys.marker, wakeKey, timeoutSeconds)
-      : await this.blockingClient.bzpopmin(this.keys.marker, timeoutSeconds);
-    if (!reply) return undefined;
-    if (wakeKey && reply[0] === wakeKey) return { wake: reply[1] };
+  async waitForMarker(timeoutSeconds: number, options: WaitOptions = {}): Promise<WaitOutcome> {
+    const waits = this.blockingWaits('waitForMarker');
+    const wakeKey =
+      options.wakeWorker === undefined ? undefined : workerWakeKey(this.keys, options.wakeWorker);
+    // One BZPOPMIN over both keys, so an idle worker sends no more commands than with the
+    // marker alone.
+    const keys = wakeKey ? [this.keys.marker, wakeKey] : [this.keys.marker];
+    const reply = await waits.pop(keys, timeoutSeconds, options.signal, undefined, (late) => {
+      if (late[0] === wakeKey) options.onWake?.(late[1]);
+    });
+    if (typeof reply === 'string') return reply;
+    if (reply[0] === wakeKey) {
+      options.onWake?.(reply[1]);
+      return { wake: reply[1] };
+    }
     return parseInt(reply[2], 10);
   }
 
-  async waitForWake(timeoutSeconds: number, wakeKey: string): Promise<string | undefined> {
-    if (!this.blockingClient) throw new Error('waitForWake needs a blocking connection');
-    const reply = await this.blockingClient.bzpopmin(wakeKey, timeoutSeconds);
-    return reply ? reply[1] : undefined;
+  async waitForWake(
+    timeoutSeconds: number,
+    workerId: string,
+    options: Omit<WaitOptions, 'wakeWorker'> = {},
+  ): Promise<Exclude<WaitOutcome, number>> {
+    const waits = this.blockingWaits('waitForWake');
+    const wakeKey = workerWakeKey(this.keys, workerId);
+    const reply = await waits.pop([wakeKey], timeoutSeconds, options.signal, wakeKey, (late) =>
+      options.onWake?.(late[1]),
+    );
+    if (typeof reply === 'string') return reply;
+    options.onWake?.(reply[1]);
+    return { wake: reply[1] };
+  }
+
+  private blockingWaits(operation: string): BlockingWaits {
+    if (!this.waits) throw new Error(`${operation} needs a blocking connection (a Worker's)`);
+    return this.waits;
   }
 
   async updateProgress(jobId: string, progressJson: string): Promise<void> {

@@ -4,7 +4,7 @@
  * step's candidate ids are checked and deleted by one script call (lua/removeOrphanedJobs-1.lua),
  * so the work per call stays bounded.
  */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import {
   GROUP_KEY_PREFIX,
   GROUP_QUEUE_KEY_NAMES,

@@ -7,7 +7,7 @@
  * The pending set is read in bounded SSCAN pages and each child is removed by its own removeJob
  * script call, so no single call blocks Redis for long however many children there are.
  */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import { DEFAULTS } from '../../defaults';
 import { QueueKeys } from '../../keys';
 import { checkJobId } from '../operation-validation';

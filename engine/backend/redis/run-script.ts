@@ -1,5 +1,5 @@
 import type { ChainableCommander } from 'ioredis';
-import { isCluster, type RedisClient } from '../../connection';
+import { isCluster, type RedisClient } from './connection';
 import { ALL_SCRIPTS, commandName, registerScripts } from '../../scripts/loader';
 import { refusingOutOfMemory, typedOutOfMemory } from './out-of-memory';
 import type { ScriptKeys, ScriptName } from '../../scripts/script-keys';

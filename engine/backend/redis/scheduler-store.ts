@@ -3,7 +3,7 @@
  * removeJobScheduler-6, pauseJobScheduler-6) and the plain reads of `Q repeat` (zset: id → next run) and
  * `Q repeat:<id>` (hash: the definition, docs/redis-keys.md).
  */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import { UnexpectedReplyError } from '../../errors';
 import type { QueueKeys } from '../../keys';
 import { scriptKeys } from '../../scripts/script-keys';

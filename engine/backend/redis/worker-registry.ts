@@ -3,7 +3,7 @@
  * indexed by its last beat (`Q oxmq:workers`), with its pending cancel requests beside it
  * (docs/redis-keys.md). One beat is one script call (lua/workerHeartbeat-3.lua).
  */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import type { QueueKeys } from '../../keys';
 import { scriptKeys } from '../../scripts/script-keys';
 import {
@@ -15,6 +15,7 @@ import {
 } from '../../worker/heartbeat-keys';
 import { HEARTBEAT_INDEX_KEEP_MS } from '../../worker/heartbeat';
 import type { HeartbeatReply, WorkerCommand, WorkerRegistry } from '../worker-registry';
+import { clientAddress } from './client-address';
 import { runScript } from './run-script';
 import { commandWorker } from './worker-requests';
 
@@ -22,6 +23,8 @@ export class RedisWorkerRegistry implements WorkerRegistry {
   constructor(
     private readonly client: RedisClient,
     private readonly keys: QueueKeys,
+    /** A worker's named connection: its address lets a console match CLIENT LIST to a record. */
+    private readonly namedClient?: RedisClient,
   ) {}
 
   async beat(
@@ -39,7 +42,17 @@ export class RedisWorkerRegistry implements WorkerRegistry {
         workers: workersIndexKey(keys),
         workerCancel: workerCancelKey(keys, workerId),
       }),
-      [workerId, now, ttlMs, JSON.stringify(record), keys.base, HEARTBEAT_INDEX_KEEP_MS],
+      [
+        workerId,
+        now,
+        ttlMs,
+        JSON.stringify({
+          ...record,
+          addr: this.namedClient ? (clientAddress(this.namedClient) ?? '') : '',
+        }),
+        keys.base,
+        HEARTBEAT_INDEX_KEEP_MS,
+      ],
     );
     const [command, pairs] = Array.isArray(reply) ? reply : [];
     const cancels: HeartbeatReply['cancels'] = [];

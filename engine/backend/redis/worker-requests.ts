@@ -3,7 +3,7 @@
  * worker's jobs (the worker is woken at once through its wake key), quiet or resume a worker
  * (served on its next heartbeat).
  */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from './connection';
 import { ValidationError } from '../../errors';
 import type { QueueKeys } from '../../keys';
 import { scriptKeys } from '../../scripts/script-keys';

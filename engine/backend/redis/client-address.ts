@@ -6,7 +6,7 @@
  * name. Behind NAT or a proxy Redis sees another address; matching then falls back to names.
  */
 import type { Socket } from 'node:net';
-import type { RedisClient } from '../connection';
+import type { RedisClient } from './connection';
 
 export function clientAddress(client: RedisClient): string | undefined {
   const socket = (client as unknown as { stream?: Partial<Socket> }).stream;
