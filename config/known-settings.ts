@@ -2,7 +2,7 @@ import { maskRedisUrl } from 'oxmq';
 
 /**
  * Every setting any OxMQ process reads, as data: the config loader rejects config-file keys not
- * listed here (a typo guard that works across processes), and the README's settings table is
+ * listed here (a typo guard that works across processes), and the settings table of docs/configuration.md is
  * generated from it (config/settings-table.ts). Add a line here when a process learns a setting.
  */
 

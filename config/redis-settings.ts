@@ -30,7 +30,7 @@ export const REDIS_SETTINGS_FIELDS = {
   REDIS_TLS: booleanField(false),
 };
 
-/** Every connection setting's name, in the order the README lists them. */
+/** Every connection setting's name, in the order docs/configuration.md lists them. */
 export const REDIS_SETTING_NAMES = Object.keys(REDIS_SETTINGS_FIELDS) as RedisSettingName[];
 export type RedisSettingName = keyof typeof REDIS_SETTINGS_FIELDS;
 

@@ -1,4 +1,4 @@
-/** The README's settings table, written from known-settings.ts so the two cannot drift. */
+/** The settings table of docs/configuration.md, written from known-settings.ts so the two cannot drift. */
 import { KNOWN_SETTINGS, type SettingReader } from './known-settings';
 
 /** A Markdown table (Variable | Default | Read by | Meaning) of every known setting, or of those `reader` reads. */

@@ -1,5 +1,5 @@
 /**
- * The role table of README.md and docs/security.md, generated from lib/permissions.ts (the rule
+ * The role table of docs/console.md and docs/security.md, generated from lib/permissions.ts (the rule
  * withRoute enforces). test/lib/permissions-table.test.ts checks both documents hold it; print
  * it with `node --import tsx scripts/print-permissions-table.ts` after changing a role.
  */

@@ -1,7 +1,7 @@
 /**
  * What each role may change: every console action that changes something, by its audit name,
  * with the weakest role allowed. `withRoute` (lib/server/api.ts) takes a mutation's role from
- * here and nowhere else, so this table is the rule; the role tables in README.md and
+ * here and nowhere else, so this table is the rule; the role tables in docs/console.md and
  * docs/security.md are generated from it (lib/permissions-table.ts) and a test keeps them equal.
  * Reads need `viewer` unless READ_ROLES says more.
  */

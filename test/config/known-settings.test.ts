@@ -13,7 +13,13 @@ import { LAUNCHER_SETTINGS_SCHEMA } from '../../launcher/settings';
 import { RUNNER_SETTINGS_SCHEMA } from '../../runner/settings';
 
 const readme = readFileSync(
-  path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'README.md'),
+  path.resolve(
+    path.dirname(fileURLToPath(import.meta.url)),
+    '..',
+    '..',
+    'docs',
+    'configuration.md',
+  ),
   'utf8',
 );
 
@@ -78,7 +84,7 @@ describe('known settings', () => {
     },
   );
 
-  it("is the README's settings table", () => {
+  it("is docs/configuration.md's settings table", () => {
     const table = unpadded(settingsTable().trimEnd());
     expect(unpadded(readme)).toContain(table);
   });

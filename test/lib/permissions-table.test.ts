@@ -1,5 +1,5 @@
 /**
- * The role tables in README.md and docs/security.md are the one withRoute enforces
+ * The role tables in docs/console.md and docs/security.md are the one withRoute enforces
  * (lib/permissions.ts), so the docs cannot promise a rule the console does not keep.
  */
 import { readFileSync } from 'node:fs';
@@ -25,7 +25,7 @@ function unpadded(text: string): string {
 describe('the role table', () => {
   const table = unpadded(permissionsTable().trimEnd());
 
-  for (const file of ['README.md', 'docs/security.md']) {
+  for (const file of ['docs/console.md', 'docs/security.md']) {
     it(`is the one in ${file}`, () => {
       expect(unpadded(readFileSync(file, 'utf8'))).toContain(table);
     });
