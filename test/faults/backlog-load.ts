@@ -26,14 +26,16 @@ export interface LoadedBacklog {
 }
 
 /**
- * Adds the backlog. The `due` jobs are delayed by 1 ms: nothing promotes them while no worker
- * runs, so the first worker finds all of them (a twentieth of the backlog) due at once.
+ * Adds the backlog's jobs `from` to `to` (0-based, `to` excluded), the i-th of the kind
+ * kindOf(i), so a later call goes on with the same mix. The `due` jobs are delayed by 1 ms:
+ * nothing promotes them while no worker runs, so the first worker finds all of them (a
+ * twentieth of the backlog) due at once.
  */
-export async function loadBacklog(queue: Queue, total: number): Promise<LoadedBacklog> {
+export async function loadBacklog(queue: Queue, from: number, to: number): Promise<LoadedBacklog> {
   const ids: LoadedBacklog['ids'] = { wait: [], due: [], far: [], prioritized: [] };
   const started = Date.now();
-  for (let first = 0; first < total; first += LOAD_CHUNK) {
-    const count = Math.min(LOAD_CHUNK, total - first);
+  for (let first = from; first < to; first += LOAD_CHUNK) {
+    const count = Math.min(LOAD_CHUNK, to - first);
     const jobs = Array.from({ length: count }, (_, k) => {
       const i = first + k;
       const kind = kindOf(i);

@@ -4,6 +4,7 @@
  * with every EVALSHA / EVAL named by the engine script whose SHA1 it carries.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { SCRIPTS } from 'oxmq/internals';
 
@@ -27,6 +28,23 @@ export interface PhaseResult {
   entries: SlowEntry[];
   /** The slowest entry's time, 0 when nothing was logged. */
   maxMicros: number;
+  /** How long Redis waited for a CPU while ready to run, during the phase (0 when unknown). */
+  waitedMicros: number;
+}
+
+/**
+ * The time a process has spent ready to run but waiting for a CPU, in microseconds: the second
+ * field of /proc/<pid>/schedstat (nanoseconds). Undefined where the kernel does not offer it.
+ */
+function cpuWaitMicros(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(/\s+/);
+    const nanos = Number(fields[1]);
+    return Number.isFinite(nanos) ? nanos / 1000 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
@@ -70,23 +88,33 @@ function toEntry(raw: unknown): SlowEntry {
   };
 }
 
-/** Runs `body` between a SLOWLOG RESET and a SLOWLOG GET of everything logged meanwhile. */
+/**
+ * Runs `body` between a SLOWLOG RESET and a SLOWLOG GET of everything logged meanwhile, and
+ * reads how long the redis-server process `pid` waited for a CPU over the same span.
+ */
 export async function measurePhase(
   redis: Redis,
   phase: string,
   body: () => Promise<unknown>,
+  pid?: number,
 ): Promise<PhaseResult> {
   await redis.call('SLOWLOG', 'RESET');
+  const waitedBefore = cpuWaitMicros(pid);
   const started = Date.now();
   await body();
   const ms = Date.now() - started;
+  const waitedAfter = cpuWaitMicros(pid);
   const raw = (await redis.call('SLOWLOG', 'GET', '-1')) as unknown[];
   const entries = raw
     .map(toEntry)
     // The harness's own SLOWLOG calls are not the phase's.
     .filter((entry) => entry.command !== 'slowlog')
     .sort((a, b) => b.micros - a.micros);
-  return { phase, ms, entries, maxMicros: entries[0]?.micros ?? 0 };
+  const waitedMicros =
+    waitedBefore === undefined || waitedAfter === undefined
+      ? 0
+      : Math.round(waitedAfter - waitedBefore);
+  return { phase, ms, entries, maxMicros: entries[0]?.micros ?? 0, waitedMicros };
 }
 
 /** One line per phase, with its slowest entries, for the test's output. */
@@ -94,7 +122,8 @@ export function describePhase(result: PhaseResult, over: number): string {
   const slow = result.entries.filter((entry) => entry.micros > over);
   const top = result.entries[0];
   const head =
-    `${result.phase}: ${result.ms} ms, ${result.entries.length} logged, slowest ` +
+    `${result.phase}: ${result.ms} ms, ${result.entries.length} logged, ` +
+    `Redis waited ${(result.waitedMicros / 1000).toFixed(1)} ms for a CPU, slowest ` +
     (top ? `${(top.micros / 1000).toFixed(2)} ms (${top.script ?? top.command})` : 'none');
   const lines = slow
     .slice(0, 10)

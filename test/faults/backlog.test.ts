@@ -19,7 +19,7 @@ import { useCleanup } from '../helpers/cleanup';
 import { uniqueQueueName, waitFor } from '../helpers/redis';
 import { startRedis, type RedisServer } from '../setup/redis-server';
 import { adminClient } from './fault-run';
-import { loadBacklog } from './backlog-load';
+import { LOAD_CHUNK, loadBacklog } from './backlog-load';
 import { describePhase, measurePhase, type PhaseResult } from './backlog-slowlog';
 import { judge } from './backlog-verdict';
 
@@ -33,6 +33,8 @@ const FETCH_MS = 5_000;
 const CONCURRENCY = 50;
 /** One processed job in this many fails, so that retries have failed jobs to work on. */
 const FAIL_EVERY = 20;
+/** Jobs added again when a load chunk was over the bound once: a hundred more calls. */
+const LOAD_REPEAT = 100 * LOAD_CHUNK;
 
 /**
  * SLOWLOG times a command by the wall clock: on a machine whose cores other processes keep busy,
@@ -57,6 +59,9 @@ function raisePriority(pid: number | undefined): string {
     return 'normal';
   }
 }
+
+const judgePhase = (result: PhaseResult) =>
+  judge(result.entries, BOUND_MICROS, result.waitedMicros);
 
 const track = useCleanup();
 let server: RedisServer;
@@ -85,25 +90,50 @@ test(`a backlog of ${TOTAL} jobs: no command of any phase runs over 10 ms in Red
   /** Phases whose commands are held to the bound; `unbounded` ones are measured only. */
   const bounded = new Set<string>();
   const phase = async (name: string, body: () => Promise<unknown>, unbounded = false) => {
-    const result = await measurePhase(redis, name, body);
+    const result = await measurePhase(redis, name, body, server.process.pid);
     phases.push(result);
     if (!unbounded) bounded.add(name);
     console.log(describePhase(result, unbounded ? 0 : BOUND_MICROS));
+  };
+  /**
+   * The phases that call one script thousands of times (loading, fetching) keep Redis's core
+   * near full, where the kernel's real-time throttling (or any stall SLOWLOG cannot tell from
+   * work) can land inside one call of a small script. A script whose cost grew with the backlog
+   * would be over the bound on every call, so when a script is over it in such a phase, the
+   * same work runs once more at the same backlog: a script over the bound again counts; one
+   * within it on the repeat was a one-off stall, reported but not held against the engine. The
+   * repeat is held to the bound like any phase.
+   */
+  const repeatIfOneOff = async (name: string, again: () => Promise<unknown>) => {
+    const first = judgePhase(phases.find((p) => p.phase === name)!);
+    const slowScripts = new Set(first.over.map((entry) => entry.script));
+    if (first.over.length === 0 || slowScripts.has(undefined)) return;
+    await phase(`${name}, repeated`, again);
+    const repeatedOver = judgePhase(phases.at(-1)!).over;
+    if (repeatedOver.some((entry) => slowScripts.has(entry.script))) return;
+    bounded.delete(name);
+    console.log(`${name}: ${[...slowScripts].join(', ')} over the bound once, within it on repeat`);
   };
 
   // ---- load ----
   let loaded!: Awaited<ReturnType<typeof loadBacklog>>;
   await phase('load', async () => {
-    loaded = await loadBacklog(queue, TOTAL);
+    loaded = await loadBacklog(queue, 0, TOTAL);
   });
   const { ids } = loaded;
+  let loadedCount = TOTAL;
+  await repeatIfOneOff('load', async () => {
+    const more = await loadBacklog(queue, loadedCount, loadedCount + LOAD_REPEAT);
+    for (const kind of Object.keys(ids) as (keyof typeof ids)[]) ids[kind].push(...more.ids[kind]);
+    loadedCount += LOAD_REPEAT;
+  });
   const counts = await queue.getJobCounts('wait', 'delayed', 'prioritized');
   expect(counts).toEqual({
     wait: ids.wait.length,
     delayed: ids.due.length + ids.far.length,
     prioritized: ids.prioritized.length,
   });
-  expect(ids.due.length + ids.far.length).toBe(Math.ceil(TOTAL / 10));
+  expect(ids.due.length + ids.far.length).toBe(Math.ceil(loadedCount / 10));
   // A job in the middle of the wait list, as far from either end as a job can be (the k-th
   // after it, towards the tail), and jobs near its ends (the k-th from the head or the tail).
   const midWait = async (k: number) => {
@@ -192,25 +222,11 @@ test(`a backlog of ${TOTAL} jobs: no command of any phase runs over 10 ms in Red
     await running.close();
   };
   await phase('fetch and complete', () => fetchWindow(worker, FETCH_MS));
-  // The busiest phase keeps Redis's core near full, where the kernel's real-time throttling (or
-  // any stall SLOWLOG cannot tell from work) can land inside one call of a small script. A
-  // script whose cost grew with the backlog would be over the bound on every call, so when a
-  // script is over it here, the phase runs once more: a script over the bound again counts; one
-  // within it in the repeat was a one-off stall, reported but not held against the engine.
-  const firstFetch = judge(phases.at(-1)!.entries, BOUND_MICROS);
-  const slowScripts = new Set(firstFetch.over.map((entry) => entry.script));
-  if (firstFetch.over.length > 0 && !slowScripts.has(undefined)) {
+  await repeatIfOneOff('fetch and complete', async () => {
     const repeated = startWorker();
     void repeated.run();
-    await phase('fetch and complete, repeated', () => fetchWindow(repeated, FETCH_MS));
-    const again = judge(phases.at(-1)!.entries, BOUND_MICROS).over;
-    if (!again.some((entry) => slowScripts.has(entry.script))) {
-      bounded.delete('fetch and complete');
-      console.log(
-        `fetch and complete: ${[...slowScripts].join(', ')} over the bound once, within it on repeat`,
-      );
-    }
-  }
+    await fetchWindow(repeated, FETCH_MS);
+  });
   const finished = await queue.getJobCounts('completed', 'failed');
   expect(finished.completed! + finished.failed!).toBeGreaterThan(CONCURRENCY);
   expect(finished.failed).toBeGreaterThan(0);
@@ -278,13 +294,14 @@ test(`a backlog of ${TOTAL} jobs: no command of any phase runs over 10 ms in Red
 
   const verdicts = phases.map((p) => ({
     phase: p.phase,
+    waitedMicros: p.waitedMicros,
     bounded: bounded.has(p.phase),
-    ...judge(p.entries, BOUND_MICROS),
+    ...judgePhase(p),
   }));
-  for (const { phase: name, stalls } of verdicts) {
+  for (const { phase: name, stalls, waitedMicros: waited } of verdicts) {
     for (const { entry, charged } of stalls) {
       console.log(
-        `stall in ${name}: ${entry.micros} µs ${entry.script ?? entry.command}, ${charged} µs of it outside stalled commands`,
+        `stall in ${name}: ${entry.micros} µs ${entry.script ?? entry.command}, ${charged} µs of it outside stalled commands, Redis waited ${waited} µs for a CPU in the phase`,
       );
     }
   }
@@ -299,6 +316,7 @@ test(`a backlog of ${TOTAL} jobs: no command of any phase runs over 10 ms in Red
         ms: p.ms,
         maxMs: p.maxMicros / 1000,
         stalls: verdicts[i]!.stalls.length,
+        waitedMs: p.waitedMicros / 1000,
       })),
     })}`,
   );
