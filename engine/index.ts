@@ -82,6 +82,8 @@ export { computeBackoffDelay, UnknownBackoffStrategyError } from './backoff';
 export type { BackoffStrategy } from './backoff';
 export * from './errors';
 export type { BackoffOptions, DurableOptions, JobsOptions, KeepJobs } from './job-options';
+/** The job options' declarations, for validating options where they come in (forms, APIs). */
+export { consoleJobOptionsSchema, jobOptionsSchema } from './job/option-schema';
 export type { QueueOptions, QueueBaseOptions } from './queue-options';
 export type { WorkerOptions, RateLimiterOptions, TimingHistoryOptions } from './worker-options';
 export type { ConnectionOptions, RedisClient } from './connection';

@@ -15,7 +15,9 @@ export {
 } from './errors';
 export { Job, type FinishedEventsSource } from './job';
 export { JobScheduler, type RepeatOptions } from './job-scheduler';
-export { acceptedJobOptions } from './job-option-names';
+export { acceptedJobOptions, validateJobOptions } from './job-options';
+export { JOB_OPTION_ALIASES, JOB_OPTION_FIELDS } from './job/option-schema';
+export { resolveOptionAliases } from './job-option-aliases';
 export { QueueEvents, type QueueEventsOptions } from './queue-events';
 export { GROUP_KEY_PARTS, QueueKeys } from './keys';
 export { readFlow, type ReadFlowOptions } from './flow-reader';

@@ -1,116 +1,32 @@
+/**
+ * Job options at the boundaries: validation (the declarations are in engine/job/option-schema.ts),
+ * how options are stored in the job hash (bullmq's short keys), and the job data's JSON.
+ */
 import { ValidationError } from './errors';
-import { DEFAULTS } from './defaults';
-import { GROUP_KEY_PREFIX, GROUP_QUEUE_KEY_NAMES } from './keys';
+import { describeOptionIssues } from './job/option-issues';
+import {
+  groupIdSchema,
+  JOB_OPTION_FIELDS,
+  jobIdProblem,
+  jobOptionsSchema,
+  REFUSED_JOB_OPTIONS,
+  REFUSED_OPTION_FIELDS,
+  type JobsOptions,
+  type BackoffOptions,
+  type JobTelemetryOptions,
+} from './job/option-schema';
 import { TraceContext } from './telemetry/trace-context';
-import { rejectUnknownJobOptions, rejectUnknownKeys } from './job-option-names';
 
-export interface BackoffOptions {
-  /** `fixed`, `exponential`, or the name of a custom strategy given to the Worker. */
-  type: string;
-  /** Base delay in ms. */
-  delay?: number;
-  /** 0..1: the delay is drawn uniformly from [delay * (1 - jitter), delay]. */
-  jitter?: number;
-  /** OxMQ extension: upper bound of an exponential delay, in ms. */
-  maxDelay?: number;
-}
-
-/**
- * One job per deduplication id at a time. Without ttl the window lasts until that job finishes;
- * with ttl it expires after ttl ms (extend: every duplicate restarts it). replace (debounce):
- * a duplicate replaces the owner while the owner is still delayed. reschedule: a duplicate moves
- * a still-delayed owner to the duplicate's due time.
- */
-export interface DeduplicationOptions {
-  id: string;
-  ttl?: number;
-  extend?: boolean;
-  replace?: boolean;
-  reschedule?: boolean;
-}
-
-/**
- * Tenant group (OxMQ extension): the job waits in its group's own line, groups take turns at the
- * workers, and each group can have its own concurrency, rate limit and pause switch (see
- * Queue.setGroupConcurrency & co). Grouped jobs cannot have a priority.
- */
-export interface GroupOptions {
-  /** 1..128 characters of [A-Za-z0-9_.-]. */
-  id: string;
-}
-
-/** removeOnComplete / removeOnFail: true deletes, a number keeps the newest n, or age/count. */
-export type KeepJobs =
-  | boolean
-  | number
-  | {
-      /** Seconds. */
-      age?: number;
-      count?: number;
-      /** Most deletions done by one finishing job. */
-      limit?: number;
-    };
-
-export interface JobTelemetryOptions {
-  metadata?: string;
-  omitContext?: boolean;
-}
-
-export interface JobsOptions {
-  jobId?: string;
-  /** Creation time (ms); defaults to now. */
-  timestamp?: number;
-  delay?: number;
-  /** 0 (none, runs first) or 1..2,097,151 (lower runs earlier). */
-  priority?: number;
-  lifo?: boolean;
-  attempts?: number;
-  backoff?: number | BackoffOptions;
-  removeOnComplete?: KeepJobs;
-  removeOnFail?: KeepJobs;
-  keepLogs?: number;
-  stackTraceLimit?: number;
-  /** Largest accepted size of the data JSON, in bytes. */
-  sizeLimit?: number;
-  /** W3C trace context the job's spans continue. */
-  traceparent?: string;
-  tracestate?: string;
-  /**
-   * bullmq's trace propagation: `metadata` is the context a `telemetry` adapter serialized
-   * (stored as `tm`), `omitContext` keeps the producer's context out of the job (`omc`).
-   */
-  telemetry?: JobTelemetryOptions;
-  failParentOnFailure?: boolean;
-  continueParentOnFailure?: boolean;
-  ignoreDependencyOnFailure?: boolean;
-  removeDependencyOnFailure?: boolean;
-  deduplication?: DeduplicationOptions;
-  /** Makes the job a child of an existing job: `queue` is `<prefix>:<queueName>` of the parent. */
-  parent?: { id: string; queue: string };
-  /** OxMQ extension: the tenant group the job belongs to (no priority then). */
-  group?: GroupOptions;
-  /** Flat spelling of `group: { id }`, rewritten before storing (engine/job-option-aliases.ts). */
-  groupKey?: string;
-  /** Flat spelling of `deduplication: { id }`, rewritten before storing. */
-  deduplicationId?: string;
-  /** Debounce window in ms (needs a deduplication id): `deduplication` in replace + extend mode. */
-  debounceDuration?: number;
-  /**
-   * OxMQ, on replicated Redis (Sentinel, Cluster): after the add, wait (Redis WAIT) until
-   * `replicas` replicas hold it or `timeoutMs` passes; the returned job's `durability` says how
-   * many confirmed. Without it an acknowledged add can be lost when the master fails before a
-   * replica got it (docs/scaling.md). Not stored with the job.
-   */
-  durable?: DurableOptions;
-  // Any other key is refused with a ValidationError naming it (engine/job-option-names.ts).
-}
-
-export interface DurableOptions {
-  /** Replicas that must hold the add (at least 1). */
-  replicas: number;
-  /** Longest wait in ms for them (at least 1; the add itself is not undone on timeout). */
-  timeoutMs: number;
-}
+export type {
+  BackoffOptions,
+  DeduplicationOptions,
+  DurableOptions,
+  GroupOptions,
+  JobsOptions,
+  JobTelemetryOptions,
+  KeepJobs,
+} from './job/option-schema';
+export { MAX_GROUP_ID_LENGTH } from './job/option-schema';
 
 /** Options stored in the hash use these short keys (docs/redis-keys.md); everything else keeps its name. */
 const SHORT_KEYS: Record<string, string> = {
@@ -180,257 +96,68 @@ export function decodeOptions(raw: Record<string, unknown>): JobsOptions {
   return decoded as JobsOptions;
 }
 
-const FAILURE_POLICIES = [
-  'failParentOnFailure',
-  'continueParentOnFailure',
-  'ignoreDependencyOnFailure',
-  'removeDependencyOnFailure',
-] as const;
-
-function isNonNegativeInteger(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
-}
-
-const KEEP_JOBS_KEYS = new Set(['age', 'count', 'limit']);
-const DEDUPLICATION_KEYS = new Set(['id', 'ttl', 'extend', 'replace', 'reschedule']);
-const BACKOFF_KEYS = new Set(['type', 'delay', 'jitter', 'maxDelay']);
-const PARENT_KEYS = new Set(['id', 'queue']);
-const TELEMETRY_KEYS = new Set(['metadata', 'omitContext']);
-
-function validateKeepJobs(name: string, keep: unknown): void {
-  if (keep === undefined || typeof keep === 'boolean') return;
-  if (typeof keep === 'number') {
-    if (!isNonNegativeInteger(keep))
-      throw new ValidationError(`${name} must be a non-negative integer`);
-    return;
+/** Throws a ValidationError naming a refused option (top level or inside an option object). */
+function rejectRefused(opts: Record<string, unknown>): void {
+  for (const [name, reason] of Object.entries(REFUSED_JOB_OPTIONS)) {
+    if (opts[name] !== undefined)
+      throw new ValidationError(`Unsupported job option "${name}": ${reason}`);
   }
-  if (keep === null || typeof keep !== 'object') {
-    throw new ValidationError(`${name} must be a boolean, a count or { age, count, limit }`);
-  }
-  rejectUnknownKeys(keep, KEEP_JOBS_KEYS, `${name} field`);
-  for (const field of ['age', 'count', 'limit'] as const) {
-    const value = (keep as Record<string, unknown>)[field];
-    if (
-      value !== undefined &&
-      !(typeof value === 'number' && value >= 0 && Number.isFinite(value))
-    ) {
-      throw new ValidationError(`${name}.${field} must be a non-negative number`);
+  for (const [option, refused] of Object.entries(REFUSED_OPTION_FIELDS)) {
+    const value = opts[option];
+    if (value === null || typeof value !== 'object') continue;
+    for (const [field, reason] of Object.entries(refused)) {
+      if ((value as Record<string, unknown>)[field] !== undefined) {
+        throw new ValidationError(`Unsupported ${option} field "${field}": ${reason}`);
+      }
     }
   }
+}
+
+/** The options without the names given as undefined (they count as not given). */
+function withoutUndefined(opts: object): object {
+  const entries = Object.entries(opts);
+  if (entries.every(([, value]) => value !== undefined)) return opts;
+  return Object.fromEntries(entries.filter(([, value]) => value !== undefined));
+}
+
+/**
+ * Every check bullmq makes before adding a job, plus OxMQ's own (types, trace context), as
+ * declared in engine/job/option-schema.ts. Takes the canonical options (flat spellings already
+ * rewritten, engine/job-option-aliases.ts).
+ */
+export function validateJobOptions(opts: JobsOptions): void {
+  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) {
+    throw new ValidationError('job options must be an object');
+  }
+  rejectRefused(opts as Record<string, unknown>);
+  const checked = jobOptionsSchema.safeParse(withoutUndefined(opts));
+  if (!checked.success) throw new ValidationError(describeOptionIssues(checked.error.issues));
+  if (opts.traceparent !== undefined) TraceContext.of(opts.traceparent, opts.tracestate);
 }
 
 /** Rejects a custom job id bullmq would refuse, or that would break key parsing. */
 export function validateJobId(jobId: unknown): void {
   if (jobId === undefined) return;
-  if (typeof jobId !== 'string' || jobId.length === 0) {
-    throw new ValidationError('jobId must be a non-empty string');
-  }
-  if (jobId === '0' || jobId.startsWith('0:')) {
-    throw new ValidationError('jobId cannot be "0" or start with "0:"');
-  }
-  if (String(parseInt(jobId, 10)) === jobId) {
-    throw new ValidationError(`Custom jobId cannot be an integer string (got "${jobId}")`);
-  }
-  if (jobId.includes(':') && jobId.split(':').length !== 3) {
-    throw new ValidationError(`Custom jobId cannot contain ":" (got "${jobId}")`);
-  }
-  // A job's hash is `Q<jobId>`: these would be the keys of tenant groups (docs/redis-keys.md).
-  if (
-    (GROUP_QUEUE_KEY_NAMES as readonly string[]).includes(jobId) ||
-    jobId.startsWith(GROUP_KEY_PREFIX)
-  ) {
-    throw new ValidationError(`jobId "${jobId}" is reserved for tenant group keys`);
-  }
+  if (typeof jobId !== 'string') throw new ValidationError('jobId must be a non-empty string');
+  const problem = jobIdProblem(jobId);
+  if (problem) throw new ValidationError(problem);
 }
-
-/** Longest tenant group id. */
-export const MAX_GROUP_ID_LENGTH = 128;
-const GROUP_ID_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
 /** A tenant group id: 1..128 characters of [A-Za-z0-9_.-] (no `:`, so keys stay parseable). */
 export function validateGroupId(id: unknown): asserts id is string {
-  if (
-    typeof id !== 'string' ||
-    id.length === 0 ||
-    id.length > MAX_GROUP_ID_LENGTH ||
-    !GROUP_ID_PATTERN.test(id)
-  ) {
-    throw new ValidationError(
-      `group id must be 1..${MAX_GROUP_ID_LENGTH} characters of [A-Za-z0-9_.-] (got ${JSON.stringify(id)})`,
-    );
-  }
+  const checked = groupIdSchema.safeParse(id);
+  if (!checked.success) throw new ValidationError(checked.error.issues[0]!.message);
 }
 
-function validateGroup(group: unknown, priority: number | undefined): void {
-  if (group === undefined) return;
-  if (group === null || typeof group !== 'object' || Array.isArray(group)) {
-    throw new ValidationError('group must be { id }');
-  }
-  const unknownKeys = Object.keys(group).filter((key) => key !== 'id');
-  if (unknownKeys.length > 0) {
-    throw new ValidationError(`group only takes { id } (got ${unknownKeys.join(', ')})`);
-  }
-  validateGroupId((group as { id?: unknown }).id);
-  if (priority !== undefined && priority > 0) {
-    // A group's line is first in, first out (one list per group); ordering it by priority would
-    // cost every grouped add and fetch a sorted set. The two ways to jump a group's line:
-    throw new ValidationError(
-      'priority is not supported for grouped jobs: a group runs its jobs in the order they were added. ' +
-        "To run one job ahead of its group's line, add it with lifo: true; for a lane of urgent " +
-        'work, give it its own group (for example "<group id>-urgent") with its own concurrency.',
-    );
-  }
-}
-
-/** Every check bullmq makes before adding a job, plus OxMQ's own (types, trace context). */
-export function validateJobOptions(opts: JobsOptions): void {
-  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) {
-    throw new ValidationError('job options must be an object');
-  }
-  rejectUnknownJobOptions(opts);
-  validateJobId(opts.jobId);
-  if (opts.priority !== undefined) {
-    if (!isNonNegativeInteger(opts.priority) || opts.priority > DEFAULTS.maxPriority) {
-      throw new ValidationError(
-        `priority must be an integer between 0 and ${DEFAULTS.maxPriority}`,
-      );
-    }
-  }
-  if (
-    opts.delay !== undefined &&
-    !(typeof opts.delay === 'number' && opts.delay >= 0 && Number.isFinite(opts.delay))
-  ) {
-    throw new ValidationError('delay must be a non-negative number of ms');
-  }
-  if (
-    opts.timestamp !== undefined &&
-    !(typeof opts.timestamp === 'number' && Number.isFinite(opts.timestamp))
-  ) {
-    throw new ValidationError('timestamp must be a number of ms');
-  }
-  if (opts.attempts !== undefined && !isNonNegativeInteger(opts.attempts)) {
-    throw new ValidationError('attempts must be a non-negative integer');
-  }
-  for (const name of ['keepLogs', 'stackTraceLimit', 'sizeLimit'] as const) {
-    if (opts[name] !== undefined && !isNonNegativeInteger(opts[name])) {
-      throw new ValidationError(`${name} must be a non-negative integer`);
-    }
-  }
-  if (opts.lifo !== undefined && typeof opts.lifo !== 'boolean') {
-    throw new ValidationError('lifo must be a boolean');
-  }
-  validateBackoff(opts.backoff);
-  validateKeepJobs('removeOnComplete', opts.removeOnComplete);
-  validateKeepJobs('removeOnFail', opts.removeOnFail);
-  if (FAILURE_POLICIES.filter((policy) => opts[policy]).length > 1) {
-    throw new ValidationError(`At most one of ${FAILURE_POLICIES.join(', ')} can be set`);
-  }
-  validateParent(opts.parent);
-  validateGroup(opts.group, opts.priority);
-  validateDeduplication(opts.deduplication, opts.parent !== undefined);
-  validateTelemetry(opts.telemetry);
-  validateDurable(opts.durable);
-  if (opts.traceparent !== undefined) TraceContext.of(opts.traceparent, opts.tracestate);
-  else if (opts.tracestate !== undefined) {
-    throw new ValidationError('tracestate needs a traceparent');
-  }
-}
-
-const DURABLE_KEYS: ReadonlySet<string> = new Set(['replicas', 'timeoutMs']);
-
-function validateDurable(durable: JobsOptions['durable']): void {
-  if (durable === undefined) return;
-  if (durable === null || typeof durable !== 'object' || Array.isArray(durable)) {
-    throw new ValidationError('durable must be an object { replicas, timeoutMs }');
-  }
-  rejectUnknownKeys(durable, DURABLE_KEYS, 'durable field');
-  if (!Number.isInteger(durable.replicas) || durable.replicas < 1) {
-    throw new ValidationError('durable.replicas must be an integer of at least 1');
-  }
-  if (!Number.isInteger(durable.timeoutMs) || durable.timeoutMs < 1) {
-    throw new ValidationError('durable.timeoutMs must be a positive integer of ms');
-  }
-}
-
-function validateTelemetry(telemetry: JobsOptions['telemetry']): void {
-  if (telemetry === undefined) return;
-  if (telemetry === null || typeof telemetry !== 'object' || Array.isArray(telemetry)) {
-    throw new ValidationError('telemetry must be an object { metadata?, omitContext? }');
-  }
-  rejectUnknownKeys(telemetry, TELEMETRY_KEYS, 'telemetry field');
-  if (telemetry.metadata !== undefined && typeof telemetry.metadata !== 'string') {
-    throw new ValidationError('telemetry.metadata must be a string');
-  }
-  if (telemetry.omitContext !== undefined && typeof telemetry.omitContext !== 'boolean') {
-    throw new ValidationError('telemetry.omitContext must be a boolean');
-  }
-}
-
-function validateDeduplication(de: JobsOptions['deduplication'], hasParent: boolean): void {
-  if (de === undefined) return;
-  if (de === null || typeof de !== 'object' || typeof de.id !== 'string' || de.id.length === 0) {
-    throw new ValidationError('deduplication needs a non-empty string id');
-  }
-  rejectUnknownKeys(de, DEDUPLICATION_KEYS, 'deduplication field', {
-    keepLastIfActive:
-      'OxMQ does not implement keeping the last job while the owner is active; drop it, or use replace (debounce) with a delay',
-  });
-  if (
-    de.ttl !== undefined &&
-    !(typeof de.ttl === 'number' && de.ttl > 0 && Number.isFinite(de.ttl))
-  ) {
-    throw new ValidationError('deduplication.ttl must be a positive number of ms');
-  }
-  for (const flag of ['extend', 'replace', 'reschedule'] as const) {
-    if (de[flag] !== undefined && typeof de[flag] !== 'boolean') {
-      throw new ValidationError(`deduplication.${flag} must be a boolean`);
-    }
-  }
-  if (de.extend && de.ttl === undefined)
-    throw new ValidationError('deduplication.extend needs a ttl');
-  if (de.replace && de.reschedule)
-    throw new ValidationError('deduplication.replace and reschedule cannot be combined');
-  if (hasParent) throw new ValidationError('deduplication cannot be combined with a parent');
-}
-
-function validateParent(parent: JobsOptions['parent']): void {
-  if (parent === undefined) return;
-  if (
-    parent === null ||
-    typeof parent !== 'object' ||
-    typeof parent.id !== 'string' ||
-    parent.id === '' ||
-    typeof parent.queue !== 'string' ||
-    !parent.queue.includes(':')
-  ) {
-    throw new ValidationError('parent must be { id, queue: "<prefix>:<queueName>" }');
-  }
-  rejectUnknownKeys(parent, PARENT_KEYS, 'parent field');
-}
-
-function validateBackoff(backoff: JobsOptions['backoff']): void {
-  if (backoff === undefined) return;
-  if (typeof backoff === 'number') {
-    if (!(backoff >= 0 && Number.isFinite(backoff)))
-      throw new ValidationError('backoff must be a non-negative number of ms');
-    return;
-  }
-  if (backoff === null || typeof backoff !== 'object' || typeof backoff.type !== 'string') {
-    throw new ValidationError('backoff must be a number or { type, delay, jitter?, maxDelay? }');
-  }
-  rejectUnknownKeys(backoff, BACKOFF_KEYS, 'backoff field');
-  if (backoff.delay !== undefined && !(backoff.delay >= 0 && Number.isFinite(backoff.delay))) {
-    throw new ValidationError('backoff.delay must be a non-negative number of ms');
-  }
-  if (backoff.jitter !== undefined && !(backoff.jitter >= 0 && backoff.jitter <= 1)) {
-    throw new ValidationError('backoff.jitter must be between 0 and 1');
-  }
-  if (
-    backoff.maxDelay !== undefined &&
-    !(backoff.maxDelay > 0 && Number.isFinite(backoff.maxDelay))
-  ) {
-    throw new ValidationError('backoff.maxDelay must be a positive number of ms');
-  }
+/**
+ * The options of a job read back from Redis that a new add accepts: for copying a job whose
+ * options a foreign producer wrote (bullmq keeps unknown options), where refusing the copy for
+ * a field nobody reads would help no one. Scheduler-owned and refused names are dropped too.
+ */
+export function acceptedJobOptions<T extends object>(opts: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(opts).filter(([key]) => key in JOB_OPTION_FIELDS),
+  ) as Partial<T>;
 }
 
 /**

@@ -1,20 +1,14 @@
 /**
  * Adds one job from the console, through the same Queue.add a producer uses, so the job is
  * exactly what a bullmq producer would have written. The options are a deliberately small set
- * (what an operator sets by hand); anything else belongs in code.
+ * (what an operator sets by hand, engine/job/option-schema.ts); anything else belongs in code.
  */
 import type { RedisClient } from '../connection';
 import type { JobsOptions } from '../job-options';
+import type { ConsoleJobOptions } from '../job/option-schema';
 import { queueHandle } from './queue-handle';
 
-export interface ConsoleJobOptions {
-  jobId?: string;
-  delay?: number;
-  priority?: number;
-  attempts?: number;
-  backoff?: { type: 'fixed' | 'exponential'; delay: number };
-  lifo?: boolean;
-}
+export type { ConsoleJobOptions } from '../job/option-schema';
 
 export interface ConsoleNewJob {
   name: string;

@@ -10,7 +10,7 @@ import type { Job } from '../job';
 import type { JobsOptions } from '../job-options';
 import type { Queue } from '../queue';
 import { queueHandle } from './queue-handle';
-import { acceptedJobOptions } from '../job-option-names';
+import { acceptedJobOptions } from '../job-options';
 import {
   groupedPriorityRefusal,
   jobActionRefusal,

@@ -40,7 +40,7 @@ async function runScript(file: string): Promise<Record<string, unknown>> {
 }
 
 describe('the installed oxmq package', () => {
-  it('installs only the built files and its four runtime dependencies', () => {
+  it('installs only the built files and its five runtime dependencies', () => {
     const installed = JSON.parse(
       readFileSync(path.join(consumer, 'node_modules', 'oxmq', 'package.json'), 'utf8'),
     ) as { dependencies: Record<string, string>; version: string };
@@ -49,6 +49,7 @@ describe('the installed oxmq package', () => {
       'cluster-key-slot',
       'cron-parser',
       'ioredis',
+      'zod',
     ]);
     expect(installed.version).toBe(engineVersion);
     // tsx is an optional peer, for sandboxed processors written in TypeScript: not installed.

@@ -1,3 +1,4 @@
+import { consoleJobOptionsSchema } from 'oxmq';
 import { z } from 'zod';
 import type { JobActionResponse, JobListResponse } from '@/lib/api-types';
 import { pageQuery, withRoute } from '@/lib/server/api';
@@ -17,38 +18,12 @@ export const GET = withRoute(
   },
 );
 
-/** bullmq's largest priority (2^21). */
-const MAX_PRIORITY = 2_097_152;
-/** A year: a longer delay from a console is a typo, not a plan. */
-const MAX_DELAY_MS = 365 * 24 * 3_600_000;
-
+// The options are checked by the engine's own declarations (engine/job/option-schema.ts).
 const newJob = z
   .object({
     name: z.string().min(1).max(256),
     data: z.unknown().default({}),
-    opts: z
-      .object({
-        // Job keys are split at ':', so an id with one could name another job.
-        jobId: z
-          .string()
-          .min(1)
-          .max(512)
-          .regex(/^[^:]+$/, 'a job id cannot contain ":"')
-          .optional(),
-        delay: z.number().int().min(0).max(MAX_DELAY_MS).optional(),
-        priority: z.number().int().min(0).max(MAX_PRIORITY).optional(),
-        attempts: z.number().int().min(1).max(1_000).optional(),
-        backoff: z
-          .object({
-            type: z.enum(['fixed', 'exponential']),
-            delay: z.number().int().min(0).max(MAX_DELAY_MS),
-          })
-          .strict()
-          .optional(),
-        lifo: z.boolean().optional(),
-      })
-      .strict()
-      .optional(),
+    opts: consoleJobOptionsSchema.optional(),
   })
   .strict();
 
