@@ -2,7 +2,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import { engineAliases } from './test/setup/engine-aliases.mts';
 
 export default defineConfig({
-  resolve: { alias: engineAliases },
+  // `@/` as tsconfig.json's paths have it, for the tests that import app/ route files.
+  resolve: { alias: [...engineAliases, { find: /^@\//, replacement: `${import.meta.dirname}/` }] },
   test: {
     include: ['test/**/*.test.ts'],
     // The console suite builds and starts the app: its own config (vitest.console.config.mts),

@@ -3,7 +3,8 @@
  * with the weakest role allowed. `withRoute` (lib/server/api.ts) takes a mutation's role from
  * here and nowhere else, so this table is the rule; the role tables in docs/console.md and
  * docs/security.md are generated from it (lib/permissions-table.ts) and a test keeps them equal.
- * Reads need `viewer` unless READ_ROLES says more.
+ * Reads need `viewer` unless READ_PERMISSIONS says more. The roles of docs/console.md's API table
+ * (lib/api-routes/) come from here too, and a test holds each route handler to them.
  */
 import type { Role } from './roles';
 
@@ -71,3 +72,5 @@ export const READ_PERMISSIONS = {
   'integrity check': { role: 'admin', does: "Check a queue's integrity (a full walk)" },
   users: { role: 'admin', does: 'See the configured users' },
 } as const satisfies Record<string, Permission>;
+
+export type ReadName = keyof typeof READ_PERMISSIONS;

@@ -29,6 +29,16 @@ const routeLimiter = (limiterHolder.__oxmqRouteLimiter ??= new RouteRateLimiter(
 
 export { ApiProblem } from './api-error';
 
+/** What a handler made by withRoute requires: its role, and for a mutation its audit action. */
+export interface RouteAccess {
+  role: Role;
+  action?: ActionName;
+}
+
+// Kept per handler so a test can hold lib/api-routes/ (the docs' API table) to what each route
+// really enforces, through whichever helper (job-action-route.ts, ...) built it.
+const declaredAccess = new WeakMap<object, RouteAccess>();
+
 /** Largest JSON body a mutation accepts; console actions send small objects. */
 export const MAX_BODY_BYTES = 64 * 1024;
 /** Largest serialised body the audit log keeps per entry. */
@@ -45,7 +55,10 @@ interface RouteSpecBase<P extends AnySchema, Q extends AnySchema, B extends AnyS
   budget?: RouteBudgetName;
 }
 
-/** A read: the weakest role allowed is named here. */
+/**
+ * A read: the weakest role allowed is named here. Above `viewer` it must be its entry's in
+ * READ_PERMISSIONS (lib/permissions.ts), as lib/api-routes/ says; a test holds the two together.
+ */
 interface ReadRouteSpec<
   P extends AnySchema,
   Q extends AnySchema,
@@ -96,7 +109,7 @@ export function withRoute<
   handler: (input: RouteInput<P, Q, B>) => Promise<unknown>,
 ): (request: NextRequest, context: NextRouteContext) => Promise<Response> {
   const role: Role = spec.mutation ? roleOfAction(spec.mutation.action) : spec.role;
-  return async (request, context) => {
+  const route = async (request: NextRequest, context: NextRouteContext): Promise<Response> => {
     let user: SessionUser | null = null;
     let rawParams: Record<string, string> = {};
     let auditedBody: unknown = undefined;
@@ -169,6 +182,13 @@ export function withRoute<
       return errorResponse(problem);
     }
   };
+  declaredAccess.set(route, spec.mutation ? { role, action: spec.mutation.action } : { role });
+  return route;
+}
+
+/** The access withRoute enforces for this handler; undefined for a handler it did not make. */
+export function routeAccessOf(handler: unknown): RouteAccess | undefined {
+  return typeof handler === 'function' ? declaredAccess.get(handler) : undefined;
 }
 
 function outcomeOf(status: number): AuditOutcome {

@@ -3,13 +3,13 @@
  * OxMQ Worker: a job with secrets in its data, progress, logs, failure reason and return value
  * shows none of them on any route (rows, search results in every mode, the job, its logs and
  * timeline, error groups, flow nodes, live events); search and bulk filters are no oracle for a
- * redacted value; and one search reads a bounded number of bytes. Every route under app/api/ is listed below as
- * answering job text (checked here) or not, so a new route cannot skip the question.
+ * redacted value; and one search reads a bounded number of bytes. Every route under app/api/
+ * (lib/api-routes/) is listed below as answering job text (checked here) or not, so a new route
+ * cannot skip the question.
  */
-import { readdirSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FlowProducer, Queue, Worker } from 'oxmq';
+import { API_ROUTES } from '../../lib/api-routes';
 import type {
   BulkOperationResponse,
   JobSearchResponse,
@@ -272,92 +272,83 @@ describe('the search byte budget', () => {
   });
 });
 
-/** Every route file under app/api/, and whether it answers job text. */
+/** Every API path (lib/api-routes/, held to app/api/ by its own test), and what it answers. */
 const ROUTES: Record<string, string> = {
   // Job text, each checked above.
-  'queues/[prefix]/[name]/jobs/route.ts': 'job text: rows (GET)',
-  'queues/[prefix]/[name]/search/route.ts': 'job text: rows',
-  'queues/[prefix]/[name]/search/stream/route.ts': 'job text: rows',
-  'queues/[prefix]/[name]/export/route.ts': 'job text: data, return values, reasons',
-  'queues/[prefix]/[name]/jobs/[id]/route.ts': 'job text: the job',
-  'queues/[prefix]/[name]/jobs/[id]/logs/route.ts': 'job text: log lines',
-  'queues/[prefix]/[name]/jobs/[id]/timeline/route.ts': 'job text: failure reasons',
-  'queues/[prefix]/[name]/error-groups/route.ts': 'job text: failure reasons (signature, sample)',
-  'queues/[prefix]/[name]/groups/[groupId]/jobs/route.ts': 'job text: rows',
-  'flows/[prefix]/[queue]/[id]/route.ts': 'job text: node failure reasons',
-  'flows/children/route.ts': 'job text: node failure reasons',
-  'events/route.ts': 'job ids and event names only',
+  '/api/queues/:prefix/:name/jobs': 'job text: rows (GET)',
+  '/api/queues/:prefix/:name/search': 'job text: rows',
+  '/api/queues/:prefix/:name/search/stream': 'job text: rows',
+  '/api/queues/:prefix/:name/export': 'job text: data, return values, reasons',
+  '/api/queues/:prefix/:name/jobs/:id': 'job text: the job',
+  '/api/queues/:prefix/:name/jobs/:id/logs': 'job text: log lines',
+  '/api/queues/:prefix/:name/jobs/:id/timeline': 'job text: failure reasons',
+  '/api/queues/:prefix/:name/error-groups': 'job text: failure reasons (signature, sample)',
+  '/api/queues/:prefix/:name/groups/:groupId/jobs': 'job text: rows',
+  '/api/flows/:prefix/:queue/:id': 'job text: node failure reasons',
+  '/api/flows/children': 'job text: node failure reasons',
+  '/api/events': 'job ids and event names only',
   // No job text.
-  'audit/route.ts': 'console requests, not jobs',
-  'auth/[...nextauth]/route.ts': 'sign-in',
-  'health/route.ts': 'up or down',
-  'jobs/find/route.ts': 'queue and job names, states',
-  'metrics/route.ts': 'counts per minute',
-  'metrics/total/route.ts': 'counts per minute',
-  'metrics/history/route.ts': 'counts, durations and job names (as the job lists show them)',
-  'metrics/sparklines/route.ts': 'counts per minute',
-  'prometheus/route.ts': 'counts',
-  'workers/route.ts': 'worker connections',
-  'queues/route.ts': 'queue overviews: counts, limits, workers',
-  'users/[username]/sign-out/route.ts': 'ok',
-  'queues/[prefix]/[name]/route.ts': 'a queue overview',
-  'queues/[prefix]/[name]/diagnose/route.ts': 'reasons and times',
-  'queues/[prefix]/[name]/integrity/route.ts': 'counts, job ids and repair outcomes',
-  'queues/[prefix]/[name]/limits/route.ts': 'limits',
-  'queues/[prefix]/[name]/metrics/route.ts': 'counts per minute',
-  'queues/[prefix]/[name]/history/route.ts':
+  '/api/audit': 'console requests, not jobs',
+  '/api/auth/*': 'sign-in',
+  '/api/health': 'up or down',
+  '/api/jobs/find': 'queue and job names, states',
+  '/api/metrics': 'counts per minute',
+  '/api/metrics/total': 'counts per minute',
+  '/api/metrics/history': 'counts, durations and job names (as the job lists show them)',
+  '/api/metrics/sparklines': 'counts per minute',
+  '/api/prometheus': 'counts',
+  '/api/workers': 'worker connections',
+  '/api/queues': 'queue overviews: counts, limits, workers',
+  '/api/users/:username/sign-out': 'ok',
+  '/api/queues/:prefix/:name': 'a queue overview',
+  '/api/queues/:prefix/:name/diagnose': 'reasons and times',
+  '/api/queues/:prefix/:name/integrity': 'counts, job ids and repair outcomes',
+  '/api/queues/:prefix/:name/limits': 'limits',
+  '/api/queues/:prefix/:name/metrics': 'counts per minute',
+  '/api/queues/:prefix/:name/history':
     'counts, durations and job names (as the job lists show them)',
-  'queues/[prefix]/[name]/pause/route.ts': 'ok',
-  'queues/[prefix]/[name]/resume/route.ts': 'ok',
-  'queues/[prefix]/[name]/drain/route.ts': 'ok',
-  'queues/[prefix]/[name]/clean/route.ts': 'a count',
-  'queues/[prefix]/[name]/obliterate/route.ts': 'ok',
-  'queues/[prefix]/[name]/selection/route.ts': 'job ids',
-  'queues/[prefix]/[name]/bulk/route.ts': "counts and the user's own filter",
-  'queues/[prefix]/[name]/bulk/[id]/route.ts': "counts and the user's own filter",
-  'queues/[prefix]/[name]/bulk/[id]/step/route.ts': "counts and the user's own filter",
-  'queues/[prefix]/[name]/bulk/[id]/cancel/route.ts': "counts and the user's own filter",
-  'queues/[prefix]/[name]/jobs/[id]/data/route.ts': 'ok',
-  'queues/[prefix]/[name]/jobs/[id]/delay/route.ts': 'ok',
-  'queues/[prefix]/[name]/jobs/[id]/duplicate/route.ts': 'the new job id',
-  'queues/[prefix]/[name]/jobs/[id]/priority/route.ts': 'ok',
-  'queues/[prefix]/[name]/jobs/[id]/promote/route.ts': 'ok',
-  'queues/[prefix]/[name]/jobs/[id]/remove/route.ts': 'ok',
-  'queues/[prefix]/[name]/jobs/[id]/retry/route.ts': 'ok',
-  'queues/[prefix]/[name]/jobs/[id]/cancel/route.ts':
+  '/api/queues/:prefix/:name/pause': 'ok',
+  '/api/queues/:prefix/:name/resume': 'ok',
+  '/api/queues/:prefix/:name/drain': 'ok',
+  '/api/queues/:prefix/:name/clean': 'a count',
+  '/api/queues/:prefix/:name/obliterate': 'ok',
+  '/api/queues/:prefix/:name/selection': 'job ids',
+  '/api/queues/:prefix/:name/bulk': "counts and the user's own filter",
+  '/api/queues/:prefix/:name/bulk/:id': "counts and the user's own filter",
+  '/api/queues/:prefix/:name/bulk/:id/step': "counts and the user's own filter",
+  '/api/queues/:prefix/:name/bulk/:id/cancel': "counts and the user's own filter",
+  '/api/queues/:prefix/:name/jobs/:id/data': 'ok',
+  '/api/queues/:prefix/:name/jobs/:id/delay': 'ok',
+  '/api/queues/:prefix/:name/jobs/:id/duplicate': 'the new job id',
+  '/api/queues/:prefix/:name/jobs/:id/priority': 'ok',
+  '/api/queues/:prefix/:name/jobs/:id/promote': 'ok',
+  '/api/queues/:prefix/:name/jobs/:id/remove': 'ok',
+  '/api/queues/:prefix/:name/jobs/:id/retry': 'ok',
+  '/api/queues/:prefix/:name/jobs/:id/cancel':
     'an outcome word; GET: the cancel request, its reason redacted like a failure reason',
-  'queues/[prefix]/[name]/groups/route.ts': 'group ids, counts and limits',
-  'queues/[prefix]/[name]/groups/[groupId]/pause/route.ts': 'ok',
-  'queues/[prefix]/[name]/groups/[groupId]/resume/route.ts': 'ok',
-  'queues/[prefix]/[name]/groups/[groupId]/concurrency/route.ts': 'ok',
-  'queues/[prefix]/[name]/groups/[groupId]/rate-limit/route.ts': 'ok',
-  'queues/[prefix]/[name]/schedulers/route.ts': 'schedules, job names and states, no job data',
-  'queues/[prefix]/[name]/schedulers/[schedulerId]/run/route.ts': 'the new job id',
-  'queues/[prefix]/[name]/schedulers/[schedulerId]/pause/route.ts': 'ok',
-  'queues/[prefix]/[name]/schedulers/[schedulerId]/resume/route.ts': 'the next run',
-  'queues/[prefix]/[name]/schedulers/[schedulerId]/repeat/route.ts': 'the next run',
-  'queues/[prefix]/[name]/schedulers/[schedulerId]/remove/route.ts': 'ok',
-  'queues/[prefix]/[name]/workers/route.ts': 'worker heartbeats: hosts, counts, job ids',
-  'queues/[prefix]/[name]/workers/[workerId]/quiet/route.ts': 'ok',
-  'queues/[prefix]/[name]/workers/[workerId]/resume/route.ts': 'ok',
+  '/api/queues/:prefix/:name/groups': 'group ids, counts and limits',
+  '/api/queues/:prefix/:name/groups/:groupId/pause': 'ok',
+  '/api/queues/:prefix/:name/groups/:groupId/resume': 'ok',
+  '/api/queues/:prefix/:name/groups/:groupId/concurrency': 'ok',
+  '/api/queues/:prefix/:name/groups/:groupId/rate-limit': 'ok',
+  '/api/queues/:prefix/:name/schedulers': 'schedules, job names and states, no job data',
+  '/api/queues/:prefix/:name/schedulers/:schedulerId/run': 'the new job id',
+  '/api/queues/:prefix/:name/schedulers/:schedulerId/pause': 'ok',
+  '/api/queues/:prefix/:name/schedulers/:schedulerId/resume': 'the next run',
+  '/api/queues/:prefix/:name/schedulers/:schedulerId/repeat': 'the next run',
+  '/api/queues/:prefix/:name/schedulers/:schedulerId/remove': 'ok',
+  '/api/queues/:prefix/:name/workers': 'worker heartbeats: hosts, counts, job ids',
+  '/api/queues/:prefix/:name/workers/:workerId/quiet': 'ok',
+  '/api/queues/:prefix/:name/workers/:workerId/resume': 'ok',
   // Notifications: webhook labels (never URLs), mutes, delivery outcomes.
-  'notifications/route.ts': 'webhook labels and formats, lease holders, muted queues',
-  'notifications/test/route.ts': 'per webhook: its label, an HTTP status or an error code',
-  'queues/[prefix]/[name]/notifications/route.ts': 'whether muted, by whom, when',
-  'queues/[prefix]/[name]/notifications/mute/route.ts': 'whether muted, by whom, when',
-  'queues/[prefix]/[name]/notifications/unmute/route.ts': 'whether muted, by whom, when',
+  '/api/notifications': 'webhook labels and formats, lease holders, muted queues',
+  '/api/notifications/test': 'per webhook: its label, an HTTP status or an error code',
+  '/api/queues/:prefix/:name/notifications': 'whether muted, by whom, when',
+  '/api/queues/:prefix/:name/notifications/mute': 'whether muted, by whom, when',
+  '/api/queues/:prefix/:name/notifications/unmute': 'whether muted, by whom, when',
 };
 
-function routeFiles(dir: string, prefix = ''): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? routeFiles(path.join(dir, entry.name), `${prefix}${entry.name}/`)
-      : entry.name === 'route.ts'
-        ? [`${prefix}${entry.name}`]
-        : [],
-  );
-}
-
 it('every route under app/api/ is listed as answering job text or not', () => {
-  expect(routeFiles(path.resolve('app/api')).sort()).toEqual(Object.keys(ROUTES).sort());
+  const paths = new Set(API_ROUTES.map((route) => route.path));
+  expect([...paths].sort()).toEqual(Object.keys(ROUTES).sort());
 });

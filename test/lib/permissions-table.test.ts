@@ -6,21 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ACTION_PERMISSIONS } from '../../lib/permissions';
 import { permissionsTable } from '../../lib/permissions-table';
-
-/** Markdown tables compared without the padding prettier adds. */
-function unpadded(text: string): string {
-  return text
-    .split('\n')
-    .map((line) =>
-      line.startsWith('|')
-        ? line
-            .split('|')
-            .map((cell) => cell.trim().replace(/^-+$/, '---'))
-            .join('|')
-        : line,
-    )
-    .join('\n');
-}
+import { unpadded } from '../helpers/markdown';
 
 describe('the role table', () => {
   const table = unpadded(permissionsTable().trimEnd());
