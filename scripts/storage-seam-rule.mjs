@@ -9,7 +9,7 @@
 // - import `ioredis` (even for types: the engine's classes never name an ioredis type);
 // - import values from engine/backend/redis/ or engine/scripts/ (types may be named: the
 //   public API names RedisClient);
-// - import engine/connection.ts (the Redis connection helpers) but for types: Queue and Worker
+// - import engine/backend/redis/connection.ts (the Redis connection helpers) but for types: Queue and Worker
 //   name ConnectionOptions and RedisClient in their public API.
 
 import path from 'node:path';

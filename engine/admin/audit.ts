@@ -10,7 +10,7 @@
  * they get a stream of their own (and a throttle: recordAudit in lib/server/oxmq.ts), so a
  * viewer's flood of refused POSTs can never push the history of real actions out.
  */
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 
 export const AUDIT_STREAM_KEY = 'oxmq:audit';
 export const AUDIT_REFUSED_STREAM_KEY = 'oxmq:audit:refused';

@@ -5,7 +5,7 @@
  * (lease.ts) lets exactly one of them sample each turn, so several processes neither write a
  * turn twice nor, as long as a dead holder's lease runs out within the turn, skip one.
  */
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 import { getCounts } from '../backend/redis/queue-reads';
 import type { JobState } from '../backend/queue-operations';
 import {
@@ -14,8 +14,8 @@ import {
   SERIES,
   type HistoryRetention,
 } from '../history/history-keys';
-import { writeHistory } from '../history/history-writer';
-import { QueueKeys } from '../keys';
+import { writeHistory } from '../backend/redis/history-store';
+import { QueueKeys } from '../queue/keys';
 import { RedisLease } from './lease';
 import { listQueues, QUEUE_COUNT_STATES } from './queues';
 import type { QueueRef } from './queue-ref';

@@ -18,9 +18,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { refusingOutOfMemory } from '../backend/redis/out-of-memory';
-import type { RedisClient } from '../connection';
-import type { Job } from '../job';
-import type { Queue } from '../queue';
+import type { RedisClient } from '../backend/redis/connection';
+import type { Job } from '../job/job';
+import type { Queue } from '../queue/queue';
 import { bulkFilterMatcher, type BulkFilter } from './error-group-filter';
 import { BULK_ACTION_STATES, type BulkAction } from './bulk-states';
 import type { QueueCountState } from './queues';

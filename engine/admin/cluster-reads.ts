@@ -8,7 +8,7 @@
  */
 import calculateSlot from 'cluster-key-slot';
 import type { ChainableCommander, Cluster } from 'ioredis';
-import { isCluster, type RedisClient } from '../connection';
+import { isCluster, type RedisClient } from '../backend/redis/connection';
 
 /** One reply of ioredis' pipeline exec(). */
 export type PipelineReply = [Error | null, unknown];

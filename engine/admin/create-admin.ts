@@ -10,13 +10,13 @@
  * view, so what a caller shows or counts never depends on a redacted value. The one exception is
  * `jobs.storedData`, named for it.
  */
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 /* eslint-disable @typescript-eslint/no-unused-vars -- not used in code: imported so that the
    declarations TypeScript writes for createAdmin's inferred type name these types by their own
    modules. Without an import in scope it names them through the engine's directory ('..'),
    which the package build's declaration bundler resolves to the built package and fails. */
 import type { CancelRequestOutcome, CleanState, GroupInfo } from '../backend/queue-operations';
-import type { Job } from '../job';
+import type { Job } from '../job/job';
 /* eslint-enable @typescript-eslint/no-unused-vars */
 import { ValidationError } from '../errors';
 import { appendAudit, AUDIT_STREAMS, readAudit, type AuditKind, type AuditRecord } from './audit';

@@ -3,9 +3,9 @@
  * look at them, computed from a handful of bounded reads (counts, meta, limiter TTL, workers,
  * the one next-due delayed job, and the first tenant groups with ready jobs).
  */
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 import type { GroupInfo } from '../backend/queue-operations';
-import type { Queue } from '../queue';
+import type { Queue } from '../queue/queue';
 import { queueHandle } from './queue-handle';
 import { rateLimitHoldMs } from './rate-limit-hold';
 

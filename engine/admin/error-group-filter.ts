@@ -4,7 +4,7 @@
  * same test the grouping applies (error-groups.ts), so a group's bulk run acts on the jobs the
  * group counted and on no other.
  */
-import type { Job } from '../job';
+import type { Job } from '../job/job';
 import { errorSignature } from './error-signature';
 import { jobMatcher, type JobFilter } from './job-search';
 import { DEFAULT_REDACTION, redactString, type RedactionRules } from './redaction';

@@ -14,8 +14,8 @@
  * rank, so failures that arrive meanwhile (they rank first) and jobs retried meanwhile do not
  * shift the scan; only when that job itself has left the set does it fall back to the offset.
  */
-import type { RedisClient } from '../connection';
-import { QueueKeys } from '../keys';
+import type { RedisClient } from '../backend/redis/connection';
+import { QueueKeys } from '../queue/keys';
 import { SHARED_CPU_TURNS, type CpuTurns } from './cpu-turns';
 import {
   byCount,

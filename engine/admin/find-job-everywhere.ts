@@ -3,8 +3,8 @@
  * HEXISTS over the queues' job hashes (one per queue on a Cluster, cluster-reads.ts), then the state of each hit. Job ids are only unique
  * within a queue, so the answer is a list.
  */
-import type { RedisClient } from '../connection';
-import { QueueKeys } from '../keys';
+import type { RedisClient } from '../backend/redis/connection';
+import { QueueKeys } from '../queue/keys';
 import { pipelinePerItem } from './cluster-reads';
 import { hasJobIdShape } from './job-id';
 import { queueHandle } from './queue-handle';

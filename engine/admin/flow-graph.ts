@@ -1,4 +1,4 @@
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 import { DEFAULTS } from '../defaults';
 import { ValidationError } from '../errors';
 import {
@@ -10,8 +10,8 @@ import {
   type ChildStatus,
 } from '../backend/redis/child-pages';
 import { CommandBatch } from '../backend/redis/command-batch';
-import { positiveInteger } from '../flow-reader';
-import { jobRef, parseJobKey, type JobRef } from '../job-ref';
+import { positiveInteger } from '../flow/reader';
+import { jobRef, parseJobKey, type JobRef } from '../job/key';
 import { planChildCount, planNodeInfo, totalChildren, type FlowNodeInfo } from './flow-node-info';
 import type { RedactionRules } from './redaction';
 

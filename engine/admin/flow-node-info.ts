@@ -1,7 +1,7 @@
-import { QueueKeys } from '../keys';
+import { QueueKeys } from '../queue/keys';
 import { childCollectionKey, type ChildStatus } from '../backend/redis/child-pages';
 import type { CommandBatch } from '../backend/redis/command-batch';
-import type { JobRef } from '../job-ref';
+import type { JobRef } from '../job/key';
 import { traceIdOf } from '../telemetry/trace-id';
 import { DEFAULT_REDACTION, redactString, type RedactionRules } from './redaction';
 

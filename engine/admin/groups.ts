@@ -4,10 +4,10 @@
  * (the engine's pauseGroup / resumeGroup / set and remove concurrency and rate limit, which
  * validate their input and throw ValidationError).
  */
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 import type { GroupInfo } from '../backend/queue-operations';
 import { OxmqError } from '../errors';
-import { validateGroupId } from '../job-options';
+import { validateGroupId } from '../job/options';
 import { queueHandle } from './queue-handle';
 import { toJobRow, type JobRow } from './jobs';
 

@@ -9,10 +9,10 @@
  * asks for the queue-wide outcome fields only: one pipeline per queue of one HMGET per hash the
  * hour touches (two at most), 180 fields in all.
  */
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 import { historyField, historyKey, MINUTE_MS, SERIES } from '../history/history-keys';
 import { historyWindow } from '../history/history-reader';
-import { QueueKeys } from '../keys';
+import { QueueKeys } from '../queue/keys';
 import type { QueueRef } from './queue-ref';
 
 export interface QueueSparkline extends QueueRef {

@@ -5,9 +5,9 @@
  * runs in sandbox children, which a force stop kills). A request made for an earlier attempt
  * (the job was retried since) does not count.
  */
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 import { cancelHolder } from '../backend/redis/worker-requests';
-import { QueueKeys } from '../keys';
+import { QueueKeys } from '../queue/keys';
 import { DEFAULT_REDACTION, redactString, type RedactionRules } from './redaction';
 
 /**

@@ -10,8 +10,8 @@
  * `timestamp` into every job hash, which no queue key holds. The admin layer looks before it
  * acts on an id that came from outside, whatever route it came through.
  */
-import type { RedisClient } from '../connection';
-import { QueueKeys } from '../keys';
+import type { RedisClient } from '../backend/redis/connection';
+import { QueueKeys } from '../queue/keys';
 
 /** `job`: a job's hash; `missing`: no such key; `not-a-job`: an id no job can have, or a key that is no job. */
 export type JobKeyKind = 'job' | 'missing' | 'not-a-job';

@@ -11,8 +11,8 @@
  * Offsets from the end a walk started at move when workers change the state meanwhile, so a walk
  * of a busy state may skip or repeat a job: it reports how far it looked, not an exact census.
  */
-import type { RedisClient } from '../connection';
-import { Job } from '../job';
+import type { RedisClient } from '../backend/redis/connection';
+import { Job } from '../job/job';
 import { SHARED_CPU_TURNS, type CpuTurns } from './cpu-turns';
 import { fieldsFor, windowMatcher, type JobFilter, type WindowMatcher } from './job-search';
 import { readJobWindow, type ScanOrder } from './job-window';

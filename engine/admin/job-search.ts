@@ -18,8 +18,8 @@
  * Offsets into a list that workers change meanwhile may skip or repeat a job; the answer says how
  * far it looked instead of pretending to be exact.
  */
-import type { RedisClient } from '../connection';
-import { Job } from '../job';
+import type { RedisClient } from '../backend/redis/connection';
+import { Job } from '../job/job';
 import { SHARED_CPU_TURNS, type CpuTurns } from './cpu-turns';
 import { JOB_LIST_LIMITS, toJobRow, type JobRow } from './jobs';
 import { readJobWindow, type ScanOrder, type WindowEntry } from './job-window';

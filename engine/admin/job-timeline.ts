@@ -5,8 +5,8 @@
  * examined. The answer says whether the stream still reaches back to the job's creation: when it
  * does not, the oldest steps come from the hash alone (only `added`, from `timestamp`).
  */
-import type { RedisClient } from '../connection';
-import { QueueKeys } from '../keys';
+import type { RedisClient } from '../backend/redis/connection';
+import { QueueKeys } from '../queue/keys';
 
 export const JOB_TIMELINE_DEFAULTS = {
   /** Stream entries per XREVRANGE round trip. */

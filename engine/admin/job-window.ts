@@ -3,9 +3,9 @@
  * list or sorted set, and the asked fields of each job, sized in Redis so a huge job is passed
  * over instead of copied. The console's search and export walk a state window by window.
  */
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 import { runScript } from '../backend/redis/run-script';
-import { QueueKeys } from '../keys';
+import { QueueKeys } from '../queue/keys';
 import { scriptKeys } from '../scripts/script-keys';
 import type { QueueCountState } from './queues';
 

@@ -5,8 +5,8 @@
  * through its redacted view (redacted-views.ts).
  */
 import { jobKeyKind } from './job-id';
-import type { RedisClient } from '../connection';
-import type { Job } from '../job';
+import type { RedisClient } from '../backend/redis/connection';
+import type { Job } from '../job/job';
 import type { QueueCountState } from './queues';
 import { queueHandle } from './queue-handle';
 

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 import { runScript } from '../backend/redis/run-script';
 
 export interface LeaseOptions {

@@ -5,8 +5,8 @@
  * must be a dedicated one: XREAD BLOCK holds it for the whole wait.
  */
 import type { Cluster } from 'ioredis';
-import { isCluster, type RedisClient } from '../connection';
-import { QueueKeys } from '../keys';
+import { isCluster, type RedisClient } from '../backend/redis/connection';
+import { QueueKeys } from '../queue/keys';
 import { groupBySlot, pipelinePerItem } from './cluster-reads';
 import type { QueueRef } from './queues';
 

@@ -11,8 +11,8 @@
  *   for three intervals), or its last beat is older than two of its intervals. One
  *   ZRANGEBYSCORE (oldest first, capped) and one pipeline of HGETs of the candidates' interval.
  */
-import type { RedisClient } from '../connection';
-import type { QueueKeys } from '../keys';
+import type { RedisClient } from '../backend/redis/connection';
+import type { QueueKeys } from '../queue/keys';
 import { HEARTBEAT_INDEX_KEEP_MS } from '../worker/heartbeat';
 import { workerRecordKey, workersIndexKey } from '../worker/heartbeat-keys';
 

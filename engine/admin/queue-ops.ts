@@ -2,7 +2,7 @@
  * Queue-wide operations and limit tuning for the console's queue page, thin
  * over the engine's Queue so they mean exactly what bullmq's methods mean.
  */
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 import type { CleanState } from '../backend/queue-operations';
 import {
   rateLimitsInForce,

@@ -6,12 +6,12 @@
  * says whether it saw the whole keyspace. Overviews reuse the engine's Queue methods, so counts
  * mean exactly what bullmq's getJobCounts means.
  */
-import { isCluster, type RedisClient } from '../connection';
+import { isCluster, type RedisClient } from '../backend/redis/connection';
 import { parseGroupedCounts, queueGroupedCounts } from '../backend/redis/grouped-counts';
-import type { QueueKeys } from '../keys';
+import type { QueueKeys } from '../queue/keys';
 import { registerScripts } from '../scripts/loader';
 import type { Metrics } from '../backend/queue-backend';
-import type { WorkerInfo } from '../queue';
+import type { WorkerInfo } from '../queue/queue';
 import { queueHandle } from './queue-handle';
 import { missingWorkers, recentStalls } from './problem-signals';
 import { FAILURE_SPIKE_MINUTES, queueProblems, type QueueProblem } from './queue-problems';

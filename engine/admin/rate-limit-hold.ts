@@ -8,8 +8,8 @@
  * a limiter (bullmq workers, heartbeats off) any live window counts, as bullmq's getRateLimitTtl
  * counts it.
  */
-import type { RedisClient } from '../connection';
-import type { Queue } from '../queue';
+import type { RedisClient } from '../backend/redis/connection';
+import type { Queue } from '../queue/queue';
 import { listWorkerHeartbeats } from './worker-heartbeats';
 
 /** Heartbeat records read to find the workers' limiter. */

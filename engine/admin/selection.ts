@@ -2,7 +2,7 @@
  * Actions on a selection of job ids (the queue page's multi-select): at most
  * SELECTION_LIMIT ids per call, each acted on by itself, with a per-id outcome.
  */
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 import { actOn, type BulkAction } from './bulk';
 import { jobKeyKind } from './job-id';
 import { queueHandle } from './queue-handle';

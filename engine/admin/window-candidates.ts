@@ -4,8 +4,8 @@
  * a scan of a big state costs; the jobs that pass that look get their other fields here, sized
  * first like the window's, in one pipeline each way. A search that matches little reads little.
  */
-import type { RedisClient } from '../connection';
-import { QueueKeys } from '../keys';
+import type { RedisClient } from '../backend/redis/connection';
+import { QueueKeys } from '../queue/keys';
 
 export interface FieldSet {
   /** Fields that can be large: sized before they are read. */

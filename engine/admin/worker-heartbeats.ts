@@ -3,10 +3,10 @@
  * sends them through Redis (quiet, resume, cancel a job). bullmq workers write no heartbeat:
  * listWorkers (workers.ts) sees every connected worker of either library, this sees OxMQ's.
  */
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 import type { CancelRequestOutcome } from '../backend/queue-operations';
 import { commandWorker, requestJobCancel } from '../backend/redis/worker-requests';
-import { QueueKeys } from '../keys';
+import { QueueKeys } from '../queue/keys';
 import { workerRecordKey, workersIndexKey } from '../worker/heartbeat-keys';
 
 export interface WorkerHeartbeatRecord {

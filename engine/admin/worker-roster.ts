@@ -9,7 +9,7 @@
  * not match (NAT, a proxy, an OxMQ worker without that field) a connection with the same worker
  * name is taken instead, the one opened closest to the worker's start.
  */
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 import type { QueueRef } from './queues';
 import { listWorkerHeartbeats, type WorkerHeartbeatRecord } from './worker-heartbeats';
 import { listWorkers, type ConnectedWorker, type QueueWorkers } from './workers';

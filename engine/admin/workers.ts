@@ -6,9 +6,9 @@
  * workers. Queue.getWorkers() runs CLIENT LIST per queue; a page listing every queue must not,
  * so the list is read once and grouped by the base names of the queues asked for.
  */
-import { isCluster, type RedisClient } from '../connection';
+import { isCluster, type RedisClient } from '../backend/redis/connection';
 import { parseClientList } from '../backend/redis/queue-controls';
-import { QueueKeys } from '../keys';
+import { QueueKeys } from '../queue/keys';
 import { groupByNode } from './cluster-reads';
 import type { QueueRef } from './queue-ref';
 

@@ -4,8 +4,8 @@
  * last backlog sample), each with its outcomes, wait and run percentiles, and backlog; and the
  * job names seen over the range with their totals.
  */
-import type { RedisClient } from '../connection';
-import type { QueueKeys } from '../keys';
+import type { RedisClient } from '../backend/redis/connection';
+import type { QueueKeys } from '../queue/keys';
 import { addCounts, quantileOf, totalOf, type BucketCounts } from './buckets';
 import {
   DAY_MS,

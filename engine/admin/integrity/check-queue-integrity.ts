@@ -6,9 +6,9 @@
  * On a Redis Cluster it reads from the master that holds the queue's slot (queue-node.ts).
  */
 import type { Redis } from 'ioredis';
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from '../../backend/redis/connection';
 import { ValidationError } from '../../errors';
-import { QueueKeys } from '../../keys';
+import { QueueKeys } from '../../queue/keys';
 import { decodeCursor, encodeCursor, type WalkPosition } from './cursor';
 import { checkEventsCap } from './events-cap';
 import { emptyReport, mergeReports, type IntegrityReport } from './invariants';

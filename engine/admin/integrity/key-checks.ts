@@ -3,7 +3,7 @@
  * tenant group's active set holding ids that left `active`, and the `marker` sorted set.
  */
 import type { Redis } from 'ioredis';
-import { readTogether, type ReadCommand } from '../../backend/redis/read-together';
+import { readAtomically, type ReadCommand } from '../../backend/redis/atomic-reads';
 import { record, type IntegrityReport } from './invariants';
 import { INTEGRITY_LIMITS } from './limits';
 
@@ -88,7 +88,7 @@ export async function checkGroupActive(
       member: reads.push(['sismember', key, id]) - 1,
       lookup: activeLookups(base, id, reads),
     }));
-    const confirmed = await readTogether(client, base, reads);
+    const confirmed = await readAtomically(client, base, reads);
     suspects.forEach((id, i) => {
       const { member, lookup } = checks[i]!;
       const [, isMember] = confirmed[member] ?? [null, 0];

@@ -5,7 +5,7 @@
  * engine/admin/integrity/key-checks.ts).
  */
 import type { Redis } from 'ioredis';
-import { readTogether, type ReadCommand } from '../../backend/redis/read-together';
+import { readAtomically, type ReadCommand } from '../../backend/redis/atomic-reads';
 import { escapeGlob } from '../queues';
 import { jobIdOfQueueKey } from '../../backend/redis/remove-orphaned-jobs';
 import { record, type IntegrityReport } from './invariants';
@@ -146,7 +146,7 @@ async function checkDependencies(
     const missing = children.filter((_, i) => Number(exists[i]?.[1]) === 0);
     if (missing.length === 0) continue;
     // Confirmed in one atomic read (a link removed with its child is no finding), at maxmemory too.
-    const replies = await readTogether(
+    const replies = await readAtomically(
       client,
       key,
       missing.flatMap((child): ReadCommand[] => [

@@ -5,11 +5,11 @@
  * child's entry in its parent's records. As a pipeline it is a cheap first look; atomic, it is
  * one consistent snapshot, used to confirm a suspect before it is reported (a job moving between
  * two reads must never look like two states or none). The snapshot is one read-only script call
- * (engine/backend/redis/read-together.ts), not a MULTI, so the checker also runs on a Redis at
+ * (engine/backend/redis/atomic-reads.ts), not a MULTI, so the checker also runs on a Redis at
  * maxmemory, which refuses every command queued in a MULTI.
  */
 import type { Redis } from 'ioredis';
-import { readTogether, type ReadCommand } from '../../backend/redis/read-together';
+import { readAtomically, type ReadCommand } from '../../backend/redis/atomic-reads';
 import { INTEGRITY_LIMITS } from './limits';
 import { LIST_STATES, stateKey, ZSET_STATES, type StateName } from './states';
 
@@ -136,7 +136,7 @@ export async function probe(
   });
 
   const replies = atomic
-    ? await readTogether(client, base, commands)
+    ? await readAtomically(client, base, commands)
     : ((await client.pipeline(commands).exec()) ?? []);
   // A command on a key of another type (a hand-made key) errors alone: read it as absent.
   const reply = (index: number): unknown => {

@@ -4,12 +4,12 @@
  * that slot; the checker's key scan (SCAN is per node) and its pipelines must go to that master,
  * not to whichever node ioredis would pick for a keyless command. A queue whose keys would spread
  * over several slots has no such master and is refused, as the engine refuses it everywhere else
- * (engine/cluster-slots.ts).
+ * (engine/backend/redis/cluster-slots.ts).
  */
 import type { Cluster, Redis } from 'ioredis';
-import { assertClusterSafeQueue } from '../../cluster-slots';
-import { isCluster, type RedisClient } from '../../connection';
-import { QueueKeys } from '../../keys';
+import { assertClusterSafeQueue } from '../../backend/redis/cluster-slots';
+import { isCluster, type RedisClient } from '../../backend/redis/connection';
+import { QueueKeys } from '../../queue/keys';
 import { keySlot } from '../cluster-reads';
 
 function masterServing(cluster: Cluster, slot: number): Redis | undefined {

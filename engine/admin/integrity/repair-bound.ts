@@ -5,7 +5,7 @@
  * ValidationError; a bad cursor or budget is a ValidationError too (all as rejections, before any
  * Redis call).
  */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from '../../backend/redis/connection';
 import { checkQueueIntegrity, type IntegrityOptions } from './check-queue-integrity';
 import type { IntegrityReport } from './invariants';
 import { repairQueueIntegrityStep, validateWalkOptions, type RepairStep } from './repair-walk';

@@ -8,7 +8,7 @@
 import { DEFAULTS } from '../../defaults';
 import type { Redis } from 'ioredis';
 import { runScript } from '../../backend/redis/run-script';
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import { scriptKeys } from '../../scripts/script-keys';
 import { INTEGRITY_LIMITS } from './limits';
 import { stateKey } from './states';

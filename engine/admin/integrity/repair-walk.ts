@@ -5,7 +5,7 @@
  * longer show, so the next ones are sampled), and a dangling id removed from a list moves the
  * offsets the cursor counts in. A step that repaired nothing moves on with the checker's cursor.
  */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from '../../backend/redis/connection';
 import { ValidationError } from '../../errors';
 import {
   checkQueueIntegrity,

@@ -7,8 +7,8 @@
  */
 import { ReplyError, type Redis } from 'ioredis';
 import { ValidationError } from '../../errors';
-import type { RedisClient } from '../../connection';
-import { QueueKeys } from '../../keys';
+import type { RedisClient } from '../../backend/redis/connection';
+import { QueueKeys } from '../../queue/keys';
 import type { IntegrityQueue } from './check-queue-integrity';
 import { INVARIANTS, type IntegrityReport, type Invariant } from './invariants';
 import { integrityServer } from './queue-node';

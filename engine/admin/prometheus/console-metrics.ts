@@ -4,7 +4,7 @@
  * CLIENT LIST for all of their workers. Families are merged across queues, each sample labelled
  * `prefix` and `queue` first (bullmq's families too: two prefixes may hold the same queue name).
  */
-import { isCluster, type RedisClient } from '../../connection';
+import { isCluster, type RedisClient } from '../../backend/redis/connection';
 import { listQueues, type ListQueuesOptions, type QueueRef } from '../queues';
 import { listWorkers, workersInClientList } from '../workers';
 import { bullmqFamilies, oxmqQueueFamilies, type LabelledSnapshot } from './families';

@@ -6,9 +6,9 @@
  * families (docs/metrics.md), labelled `prefix`, `queue` and the global variables.
  *
  * One round trip: the queue's reads and the CLIENT LIST that counts its workers share a pipeline.
- * This module imports nothing that imports engine/queue.ts, so that Queue may import it.
+ * This module imports nothing that imports engine/queue/queue.ts, so that Queue may import it.
  */
-import type { RedisClient } from '../../connection';
+import type { RedisClient } from '../../backend/redis/connection';
 import { workersInClientList } from '../workers';
 import { bullmqFamilies, oxmqQueueFamilies } from './families';
 import { queueSnapshotReads, type PipelineReply } from './queue-snapshot';

@@ -26,9 +26,9 @@
  * a second, small round trip, as does every queue on a Cluster.
  */
 import type { ChainableCommander } from 'ioredis';
-import { isCluster, type RedisClient } from '../../connection';
+import { isCluster, type RedisClient } from '../../backend/redis/connection';
 import { DEFAULT_COUNT_STATES } from '../../backend/queue-operations';
-import { QueueKeys } from '../../keys';
+import { QueueKeys } from '../../queue/keys';
 import { parseGroupedCounts, queueGroupedCounts } from '../../backend/redis/grouped-counts';
 import { lastClosedMinuteCount, type MetricsHashReading } from './closed-minute';
 

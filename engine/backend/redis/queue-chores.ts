@@ -5,7 +5,7 @@
  * are not part of the interfaces the conformance suite holds every storage to.
  */
 import type { RedisClient } from './connection';
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import type { RedisQueueChores } from '../redis-queue-chores';
 import { getWorkerClients } from './queue-controls';
 import { getQueueEventsClients, removeDeprecatedPriorityKey } from './queue-housekeeping';

@@ -7,7 +7,7 @@
 import type { RedisClient } from './connection';
 import { DEFAULTS } from '../../defaults';
 import { QueueStateError, UnexpectedReplyError } from '../../errors';
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import { throwIfErrorCode } from '../../scripts/error-codes';
 import { scriptKeys } from '../../scripts/script-keys';
 import type { CleanState } from '../queue-operations';
