@@ -51,10 +51,15 @@ export {
   escapeLabelValue,
   formatValue,
   renderFamilies,
-} from './admin/prometheus/text-format';
-export { lastClosedMinuteCount } from './admin/prometheus/closed-minute';
+} from './admin/redis/prometheus/text-format';
+export { lastClosedMinuteCount } from './admin/redis/prometheus/closed-minute';
 export { queueHandle } from './admin/queue-handle';
 export { searchPrefilter, telltaleWords } from './admin/search-prefilter';
-export { readJobWindow } from './admin/job-window';
+export { readJobWindow } from './admin/redis/job-window';
+// The admin's raw readers: job text as stored. oxmq/admin answers them redacted (createAdmin).
+export { findJob, listJobs } from './admin/jobs';
+export { searchJobs } from './admin/job-search';
+export { scanJobs } from './admin/job-scan';
+export { getJobTimeline } from './admin/redis/job-timeline';
 export { bucketOf, TIMING_BUCKET_BOUNDS_MS } from './history/buckets';
 export { NAMES_PER_MINUTE, OTHER_NAMES } from './history/timing-recorder';

@@ -13,7 +13,7 @@ import {
   type HistoryRange,
   type RawHistory,
   type TimingSummary,
-} from '../history/history-reader';
+} from './redis/history-reader';
 import { QueueKeys } from '../queue/keys';
 import type { QueueRef } from './queue-ref';
 

@@ -4,7 +4,7 @@
  * (redactExportRecord), like every other view of job text.
  */
 import type { Job } from '../job/job';
-import type { QueueCountState } from './queues';
+import type { QueueCountState } from './redis/queues';
 import { redactString, redactValue, type RedactionRules } from './redaction';
 
 export interface ExportRecord {

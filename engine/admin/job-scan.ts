@@ -1,6 +1,6 @@
 /**
- * A walk over a whole state, window by window (job-window.ts: only the field a filter looks at
- * first; window-candidates.ts: the rest, for the jobs that pass), yielding what a filter keeps as
+ * A walk over a whole state, window by window (redis/job-window.ts: only the field a filter
+ * looks at first; redis/job-window-rest.ts: the rest, for the jobs that pass), yielding what a filter keeps as
  * it goes: what the console streams to a search page ("searched 240,000 of 1,000,000, 3 found")
  * and to an export. Each window is one short script call; between windows the walk yields, so
  * Redis and the Node process serve others, and a consumer that stops (a closed page, an
@@ -15,11 +15,11 @@ import type { RedisClient } from '../backend/redis/connection';
 import { Job } from '../job/job';
 import { SHARED_CPU_TURNS, type CpuTurns } from './cpu-turns';
 import { fieldsFor, windowMatcher, type JobFilter, type WindowMatcher } from './job-search';
-import { readJobWindow, type ScanOrder } from './job-window';
+import { readJobWindow, type ScanOrder } from './redis/job-window';
 import { queueHandle } from './queue-handle';
-import type { QueueCountState } from './queues';
+import type { QueueCountState } from './redis/queues';
 import { DEFAULT_REDACTION, type RedactionRules } from './redaction';
-import { completeCandidates, type Candidate, type FieldSet } from './window-candidates';
+import { readRestOfWindow, type PassedJob, type FieldSet } from './redis/job-window-rest';
 
 export const JOB_SCAN_LIMITS = {
   /** Jobs per window: a script call of about a millisecond on 200-byte jobs. */
@@ -116,7 +116,7 @@ export async function* scanJobs(
       ...limits,
       ...plan.probe,
     });
-    const candidates: Candidate[] = [];
+    const candidates: PassedJob[] = [];
     await slice.begin();
     for (const [index, entry] of window.entries.entries()) {
       if (entry.mark === 'read' && matcher.prefilter(entry.fields)) {
@@ -124,7 +124,7 @@ export async function* scanJobs(
       }
       if (slice.spent()) await slice.begin();
     }
-    const completed = await completeCandidates(client, prefix, name, candidates, plan.rest, limits);
+    const completed = await readRestOfWindow(client, prefix, name, candidates, plan.rest, limits);
     const passed = candidates.length / Math.max(1, window.entries.length);
     readWhole = readWhole ? passed > WHOLE_READ_LEAVE : passed > WHOLE_READ_ENTER;
     // A budget that stops the second read ends this step at that job; the next window starts

@@ -22,11 +22,11 @@ import type { RedisClient } from '../backend/redis/connection';
 import { Job } from '../job/job';
 import { SHARED_CPU_TURNS, type CpuTurns } from './cpu-turns';
 import { JOB_LIST_LIMITS, toJobRow, type JobRow } from './jobs';
-import { readJobWindow, type ScanOrder, type WindowEntry } from './job-window';
+import { readJobWindow, type ScanOrder, type WindowEntry } from './redis/job-window';
 import { queueHandle } from './queue-handle';
 import type { JobFilter, JobSearchMode } from './job-filter';
 import { searchPrefilter, type StoredFields } from './search-prefilter';
-import type { QueueCountState } from './queues';
+import type { QueueCountState } from './redis/queues';
 import {
   DEFAULT_REDACTION,
   isSensitiveKey,
@@ -39,7 +39,7 @@ export type { JobFilter, JobSearchMode } from './job-filter';
 
 export interface JobSearchOptions extends JobFilter {
   state: QueueCountState;
-  /** Which end of the state to start from; newest first unless asked (job-window.ts). */
+  /** Which end of the state to start from; newest first unless asked (redis/job-window.ts). */
   order?: ScanOrder;
   /** Offset to start from (the previous answer's `next`). */
   cursor?: number;

@@ -4,10 +4,10 @@
  * JOB_LIST_LIMITS.maxPageSize jobs. Rows carry job text as stored; the console answers them
  * through its redacted view (redacted-views.ts).
  */
-import { jobKeyKind } from './job-id';
+import { jobKeyKind } from './redis/job-id';
 import type { RedisClient } from '../backend/redis/connection';
 import type { Job } from '../job/job';
-import type { QueueCountState } from './queues';
+import type { QueueCountState } from './redis/queues';
 import { queueHandle } from './queue-handle';
 
 export const JOB_LIST_LIMITS = {

@@ -6,7 +6,7 @@
  */
 import type { RedisClient } from '../backend/redis/connection';
 import { clampMinutes, getQueueMetrics, type MetricsTimeline } from './metrics';
-import type { QueueRef } from './queues';
+import type { QueueRef } from './redis/queues';
 
 export interface TotalThroughput {
   completed: MetricsTimeline;

@@ -11,7 +11,7 @@
 import type { RedisClient } from '../backend/redis/connection';
 import type { Metrics } from '../backend/queue-backend';
 import { queueHandle } from './queue-handle';
-import type { QueueRef } from './queues';
+import type { QueueRef } from './redis/queues';
 
 const MINUTE_MS = 60_000;
 

@@ -17,7 +17,6 @@ import type {
 } from '../backend/queue-operations';
 import type { Metrics, QueueBackend } from '../backend/queue-backend';
 import type { SchedulerStorage } from '../backend/scheduler-storage';
-import { exportQueuePrometheusMetrics } from '../admin/prometheus/queue-export';
 import { hashTaggedName } from './hash-tags';
 import { DEFAULTS } from '../defaults';
 import { ClosedError, ValidationError } from '../errors';
@@ -471,11 +470,11 @@ export class Queue<DataType = any, ReturnType = any, NameType extends string = s
    * OxMQ's `oxmq_queue_*` gauges (docs/metrics.md). One round trip.
    */
   async exportPrometheusMetrics(globalVariables?: Record<string, string>): Promise<string> {
-    // The export reads a snapshot of the queue's Redis keys (engine/admin/prometheus/).
+    // The export reads a snapshot of the queue's Redis keys: a chore of the Redis storage.
     if (!this.redis) {
       throw new ValidationError('exportPrometheusMetrics reads Redis: this queue stores elsewhere');
     }
-    return exportQueuePrometheusMetrics(this.redis.client, this.prefix, this.name, globalVariables);
+    return this.redis.exportPrometheusMetrics(globalVariables);
   }
 
   /** Per-minute counts of completed or failed jobs (workers need the `metrics` option). */

@@ -113,7 +113,7 @@ export abstract class WorkerBase<
   private closing?: Promise<void>;
   private finished?: Promise<void>;
   private paused = false;
-  /** Quieted through Redis (engine/admin/worker-heartbeats.ts): no new jobs until resumed. */
+  /** Quieted through Redis (engine/admin/redis/worker-heartbeats.ts): no new jobs until resumed. */
   private quiet = false;
   /** Set first thing in close(), before any await, so every loop sees it at once. */
   private stopping = false;

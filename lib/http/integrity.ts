@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 
-/** The checker's resume token, `<phase>:<a>:<b>:<scan cursor>` (engine/admin/integrity/cursor.ts). */
+/** The checker's resume token, `<phase>:<a>:<b>:<scan cursor>` (engine/admin/redis/integrity/cursor.ts). */
 export const integrityCursorSchema = z
   .string()
   .max(100)

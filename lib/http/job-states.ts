@@ -1,6 +1,6 @@
 /**
  * The job states the HTTP API names: the states a queue counts and lists (the engine's one list,
- * QUEUE_COUNT_STATES in engine/admin/queues.ts, a plain constant) and the state a job read
+ * QUEUE_COUNT_STATES in engine/admin/redis/queues.ts, a plain constant) and the state a job read
  * answers. Client components import only the types (lib/api-types.ts), never these schemas.
  */
 import { QUEUE_COUNT_STATES } from 'oxmq/admin';

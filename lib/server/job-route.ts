@@ -9,7 +9,7 @@ import { queueParams, requireQueue } from './queue-route';
 /**
  * A job id as it enters from a request (route parameter, selection, search). It may contain ':'
  * (a job scheduler's jobs are `repeat:<scheduler id>:<millis>`), but only as a job id can
- * (engine/admin/job-id.ts): `1:processed` or `1:lock` would name another key of job 1. Whether
+ * (engine/admin/redis/job-id.ts): `1:processed` or `1:lock` would name another key of job 1. Whether
  * an id of that shape names a job is a question for Redis (requireJobKey): `meta` has the shape
  * and is a key of the queue.
  */

@@ -1,5 +1,5 @@
 /**
- * The Redis lease (engine/admin/lease.ts): one holder at a time, a takeover once the holder stops
+ * The Redis lease (engine/admin/redis/lease.ts): one holder at a time, a takeover once the holder stops
  * renewing, and each numbered turn claimed once across holders.
  */
 import { RedisLease } from 'oxmq/admin';

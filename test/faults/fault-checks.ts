@@ -39,7 +39,7 @@ const STATES = [
 
 /**
  * The end state of `queue` is consistent for the jobs `jobIds` (every job the scenario created),
- * once its workers have stopped: the integrity checker (engine/admin/integrity/, docs/integrity.md)
+ * once its workers have stopped: the integrity checker (engine/admin/redis/integrity/, docs/integrity.md)
  * finds nothing, and what the public Queue API tells agrees: each job in exactly one state list,
  * the state getJobState reports, the counts adding up to the jobs created, and nothing left
  * active. (`paused` is left out: the scenarios never pause, and the engine reads a paused
