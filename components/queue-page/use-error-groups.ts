@@ -11,7 +11,7 @@ import { mergeErrorGroups } from 'oxmq/admin';
 import { ApiClientError, getJson } from '../api-client';
 import { queuePath } from '../queues/use-queues';
 
-export type ErrorScanStatus = 'scanning' | 'done' | 'stopped' | 'error';
+type ErrorScanStatus = 'scanning' | 'done' | 'stopped' | 'error';
 
 export interface ErrorGroupsView extends ErrorGroupTally {
   status: ErrorScanStatus;

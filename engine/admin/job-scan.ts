@@ -69,7 +69,7 @@ const WHOLE_READ_LEAVE = 0.1;
  * What a window reads (`probe`) and what only the jobs that pass the first look read (`rest`):
  * the one field that look needs, or everything when there is no filter (an export of a list).
  */
-export function readPlan(
+function readPlan(
   filter: JobFilter | null,
   withData: boolean,
 ): { probe: FieldSet; rest: FieldSet } {

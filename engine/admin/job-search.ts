@@ -79,20 +79,8 @@ export interface JobSearchResult {
 
 const PATH_PART = /[^.[\]]+/g;
 
-/** Reads `a.b[0].c` from a value (own properties only); undefined when any step is missing. */
-export function readPath(value: unknown, path: string): unknown {
-  let current = value;
-  for (const part of path.match(PATH_PART) ?? []) {
-    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, part)) {
-      return undefined;
-    }
-    current = (current as Record<string, unknown>)[part];
-  }
-  return current;
-}
-
 /**
- * readPath over the redacted view of `value`, without redacting all of it: a step through a
+ * `a.b[0].c` read from the redacted view of `value`, without redacting all of it: a step through a
  * sensitive key meets "[redacted]" (a string, so any further step finds nothing), and the value
  * reached is redacted itself.
  */

@@ -50,7 +50,7 @@ export interface JobPage {
 }
 
 /** Newest first for finished states (like bullmq's getCompleted), oldest first otherwise. */
-export function ascending(state: QueueCountState): boolean {
+function ascending(state: QueueCountState): boolean {
   return state !== 'completed' && state !== 'failed';
 }
 

@@ -28,10 +28,10 @@ import { tracerFor } from '../telemetry/tracing';
  * so a parent's span can link to its children's. Past this many nodes the rest share their
  * nearest traced ancestor's context: a 10,000-node flow must not flood the exporter.
  */
-export const FLOW_NODE_SPAN_LIMIT = 500;
+const FLOW_NODE_SPAN_LIMIT = 500;
 
 /** Most children a parent's processing span links to (their contexts ride in its hash). */
-export const FLOW_CHILD_LINK_LIMIT = 64;
+const FLOW_CHILD_LINK_LIMIT = 64;
 
 /** One node of a flow: a job, and the jobs it waits for. */
 export interface FlowJob {

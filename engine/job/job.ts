@@ -1,4 +1,4 @@
-export { appendStacktrace, capFailedReason, truncateUtf8 } from './stacktrace';
+export { truncateUtf8 } from './stacktrace';
 import { JobFailedError, JobNotFoundError, TimeoutError, ValidationError } from '../errors';
 import type { ParentLinkFields, RawJobHash } from '../backend/queue-backend';
 import type { JobStateReply } from '../backend/queue-operations';

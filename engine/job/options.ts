@@ -220,7 +220,7 @@ function validateKeepJobs(name: string, keep: unknown): void {
 }
 
 /** Rejects a custom job id bullmq would refuse, or that would break key parsing. */
-export function validateJobId(jobId: unknown): void {
+function validateJobId(jobId: unknown): void {
   if (jobId === undefined) return;
   if (typeof jobId !== 'string' || jobId.length === 0) {
     throw new ValidationError('jobId must be a non-empty string');
@@ -244,7 +244,7 @@ export function validateJobId(jobId: unknown): void {
 }
 
 /** Longest tenant group id. */
-export const MAX_GROUP_ID_LENGTH = 128;
+const MAX_GROUP_ID_LENGTH = 128;
 const GROUP_ID_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
 /** A tenant group id: 1..128 characters of [A-Za-z0-9_.-] (no `:`, so keys stay parseable). */

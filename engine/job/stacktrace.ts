@@ -14,7 +14,7 @@ function droppedMarker(count: number): string {
 }
 
 /** How many traces an existing marker says were dropped (0 without one). */
-export function droppedTraceCount(traces: readonly string[]): number {
+function droppedTraceCount(traces: readonly string[]): number {
   const match = traces[0] === undefined ? null : DROPPED_MARKER.exec(traces[0]);
   return match ? Number(match[1]) : 0;
 }

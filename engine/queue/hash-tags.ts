@@ -10,7 +10,7 @@
 import { QueueKeys } from './keys';
 
 /** The hash tag Redis Cluster uses for `key`, or undefined when the whole key is hashed. */
-export function hashTagOf(key: string): string | undefined {
+function hashTagOf(key: string): string | undefined {
   const open = key.indexOf('{');
   if (open === -1) return undefined;
   const close = key.indexOf('}', open + 1);

@@ -182,7 +182,7 @@ export function clusterFlowPrefix(tag: string, prefix: string): string {
   return `{${tag}}:${prefix}`;
 }
 
-export function validateQueueName(name: unknown): asserts name is string {
+function validateQueueName(name: unknown): asserts name is string {
   if (typeof name !== 'string' || name.length === 0) {
     throw new ValidationError('Queue name must be a non-empty string');
   }

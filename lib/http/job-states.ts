@@ -11,7 +11,6 @@ export type QueueCountState = z.infer<typeof queueCountStateSchema>;
 
 /** A job's state as read; `unknown` when its id is in no state list. */
 export const jobStateSchema = z.enum([...queueCountStateSchema.options, 'unknown']);
-export type JobStateReply = z.infer<typeof jobStateSchema>;
 
 /** A { max, duration } rate limit: at most `max` job starts per `duration` ms. */
 export const rateLimitSchema = z.strictObject({ max: z.number(), duration: z.number() });

@@ -30,7 +30,7 @@ const routeLimiter = (limiterHolder.__oxmqRouteLimiter ??= new RouteRateLimiter(
 export { ApiProblem } from './api-error';
 
 /** Largest JSON body a mutation accepts; console actions send small objects. */
-export const MAX_BODY_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = 64 * 1024;
 /** Largest serialised body the audit log keeps per entry. */
 const MAX_AUDITED_BODY_CHARS = 4_096;
 

@@ -151,7 +151,7 @@ export function consoleRedisTarget(env: ConsoleEnv): RedisTarget {
   return redisTarget(env, 'redis://127.0.0.1:6379');
 }
 
-export class EnvError extends Error {
+class EnvError extends Error {
   override readonly name = 'EnvError';
   readonly code = 'INVALID_ENVIRONMENT';
 }

@@ -48,5 +48,3 @@ export async function requireJobKey(params: {
     );
   }
 }
-
-export { requireQueue };

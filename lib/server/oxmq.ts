@@ -157,4 +157,4 @@ export function openLiveEventsConnection(): RedisClient {
   return client;
 }
 
-export const LIVE_EVENTS_CONNECTION_NAME = 'oxmq:console:live';
+const LIVE_EVENTS_CONNECTION_NAME = 'oxmq:console:live';

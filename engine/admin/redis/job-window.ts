@@ -50,7 +50,7 @@ export interface WindowRequest {
 const LIST_STATES = new Set<QueueCountState>(['waiting', 'active']);
 
 /** The state's Redis key: `waiting` is the wait list (bullmq 6 keeps paused jobs there too). */
-export function stateKey(keys: QueueKeys, state: QueueCountState): string {
+function stateKey(keys: QueueKeys, state: QueueCountState): string {
   return keys.base + (state === 'waiting' ? 'wait' : state);
 }
 

@@ -100,7 +100,7 @@ export async function readQueueEvents(
 type XReadReply = [key: string, entries: [id: string, fields: string[]][]][];
 
 /** How often a read on a Cluster looks again while nothing has happened. */
-export const CLUSTER_POLL_MS = 200;
+const CLUSTER_POLL_MS = 200;
 
 /**
  * XREAD on a Cluster: one command may name the streams of one slot only, and a blocked read

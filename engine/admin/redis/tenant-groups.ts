@@ -14,7 +14,7 @@ import { toJobRow, type JobRow } from '../jobs';
 export const GROUP_LIST_LIMITS = { maxPageSize: 200, defaultPageSize: 50 } as const;
 
 /** A group's job listing: a page of its line, and at most this many of its active jobs. */
-export const GROUP_JOB_LIMITS = { maxPageSize: 100, defaultPageSize: 20, maxActive: 100 } as const;
+const GROUP_JOB_LIMITS = { maxPageSize: 100, defaultPageSize: 20, maxActive: 100 } as const;
 
 export interface GroupJobs {
   groupId: string;

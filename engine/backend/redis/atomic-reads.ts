@@ -10,7 +10,7 @@ import { UnexpectedReplyError } from '../../errors';
 import { runScript } from './run-script';
 
 /** The commands lua/readTogether-1.lua runs (it refuses any other). */
-export type ReadCommandName =
+type ReadCommandName =
   | 'exists'
   | 'get'
   | 'pttl'

@@ -28,7 +28,7 @@ export function assertClusterSafeParent(
 }
 
 /** True when `connection` (a connection option) is an ioredis Cluster. */
-export function isClusterConnection(connection: unknown): boolean {
+function isClusterConnection(connection: unknown): boolean {
   return isRedisClient(connection) && isCluster(connection);
 }
 

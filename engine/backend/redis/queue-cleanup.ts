@@ -18,7 +18,7 @@ import { runScript } from './run-script';
  * Most descendants one removeJob(…, removeChildren) call collects (depth first). Deeper or later
  * descendants are left in place; their parent key then points at a job that no longer exists.
  */
-export const MAX_REMOVED_DESCENDANTS = 10_000;
+const MAX_REMOVED_DESCENDANTS = 10_000;
 
 function pair(reply: unknown, command: string): [number, number] {
   if (!Array.isArray(reply) || reply.length < 2) {

@@ -14,7 +14,7 @@ import { checkInteger, checkRange } from '../operation-validation';
 import { runScript } from './run-script';
 
 /** Most ids one listGroupIds page returns, and most groups one getGroups call reads. */
-export const MAX_GROUPS_PER_CALL = 1_000;
+const MAX_GROUPS_PER_CALL = 1_000;
 
 type RateLimit = { max: number; duration: number };
 

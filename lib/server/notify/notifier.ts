@@ -40,7 +40,7 @@ import {
 } from './state';
 import type { Webhook } from './webhooks';
 
-export const NOTIFIER_ACTOR = 'system:notifier';
+const NOTIFIER_ACTOR = 'system:notifier';
 
 export interface NotifierLog {
   info(line: string): void;

@@ -74,7 +74,7 @@ function parseOpen(field: string, value: string): OpenProblem | null {
   }
 }
 
-export function serializeOpen(problem: OpenProblem): string {
+function serializeOpen(problem: OpenProblem): string {
   const { severity, message, startedAt, sent } = problem;
   return JSON.stringify({ severity, message, startedAt, sent });
 }

@@ -5,7 +5,7 @@ import { record, type IntegrityReport } from './invariants';
 import { INTEGRITY_LIMITS } from './limits';
 
 /** Entries tolerated over `cap`: XADD / XTRIM `MAXLEN ~` trim whole stream nodes only. */
-export function eventsSlack(cap: number): number {
+function eventsSlack(cap: number): number {
   return Math.max(
     INTEGRITY_LIMITS.eventsSlackMin,
     Math.ceil(cap * INTEGRITY_LIMITS.eventsSlackRatio),

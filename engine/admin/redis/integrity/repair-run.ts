@@ -21,7 +21,7 @@ export interface ScriptAnswer {
 /** Group ids read from `groups:known` per round trip while looking for a dangling id. */
 const GROUP_PAGE = 500;
 /** Entries searched from each end of a list: LIST_END_WINDOW of lua/includes/listSearch.lua. */
-export const LIST_END_WINDOW = 10_000;
+const LIST_END_WINDOW = 10_000;
 
 /** The skip reason for a `deep:<lists>` answer; `instead` says what the operator can do. */
 function deepReason(lists: string, instead: string): string {

@@ -43,7 +43,7 @@ export interface RepairResult {
   skipped?: string;
 }
 
-export const isRepairable = (code: string): code is RepairableInvariant =>
+const isRepairable = (code: string): code is RepairableInvariant =>
   Object.hasOwn(SAFE_REPAIRS, code);
 
 function validateReport(report: IntegrityReport): void {

@@ -7,4 +7,3 @@ export type { ConsoleMetrics, ConsoleMetricsOptions } from './console-metrics';
 export { exportQueuePrometheusMetrics } from './queue-export';
 export { BULLMQ_COUNT_STATES } from './queue-snapshot';
 export type { BullmqCountState, QueueSnapshot } from './queue-snapshot';
-export { escapeLabelValue, formatValue } from './text-format';

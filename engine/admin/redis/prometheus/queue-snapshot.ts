@@ -37,7 +37,7 @@ export const BULLMQ_COUNT_STATES = DEFAULT_COUNT_STATES;
 
 export type BullmqCountState = (typeof BULLMQ_COUNT_STATES)[number];
 
-export interface FinishedCounter {
+interface FinishedCounter {
   /** The metrics hash's running `count` (0 when no worker with `metrics` ever wrote it). */
   total: number;
   /** Jobs finished in the last closed minute before the read (see closed-minute.ts). */

@@ -7,12 +7,12 @@
  * writes them, and its text must come out byte for byte (Prometheus accepts both).
  */
 
-export type MetricType = 'gauge' | 'counter';
+type MetricType = 'gauge' | 'counter';
 
 /** Label name → value, in the order they are written. */
 export type Labels = readonly (readonly [name: string, value: string])[];
 
-export interface Sample {
+interface Sample {
   labels: Labels;
   value: number;
 }
@@ -42,17 +42,17 @@ export function formatValue(value: number): string {
   return String(value);
 }
 
-export function formatLabels(labels: Labels): string {
+function formatLabels(labels: Labels): string {
   if (labels.length === 0) return '';
   return `{${labels.map(([name, value]) => `${name}="${escapeLabelValue(value)}"`).join(', ')}}`;
 }
 
-export function formatSample(name: string, sample: Sample): string {
+function formatSample(name: string, sample: Sample): string {
   return `${name}${formatLabels(sample.labels)} ${formatValue(sample.value)}`;
 }
 
 /** The lines of one family; none for a family without samples. */
-export function familyLines(family: MetricFamily): string[] {
+function familyLines(family: MetricFamily): string[] {
   if (family.samples.length === 0) return [];
   return [
     `# HELP ${family.name} ${escapeHelp(family.help)}`,
