@@ -1,12 +1,12 @@
 /**
- * A walk over a whole state, window by window (redis/job-window.ts: only the field a filter
- * looks at first; redis/job-window-rest.ts: the rest, for the jobs that pass), yielding what a filter keeps as
- * it goes: what the console streams to a search page ("searched 240,000 of 1,000,000, 3 found")
- * and to an export. Each window is one short script call; between windows the walk yields, so
- * Redis and the Node process serve others, and a consumer that stops (a closed page, an
- * aborted request) ends the walk at the next window. Within a window, the first look and the
- * matching run in short slices on turns shared by every admin loop of the process
- * (cpu-turns.ts): a window of 500 large jobs is a lot of parsing and redaction.
+ * A walk over a whole state, window by window (redis/job-window.ts: only the field a filter looks
+ * at first; redis/job-window-rest.ts: the rest, for the jobs that pass), yielding what a filter
+ * keeps as it goes: what the console streams to a search page ("searched 240,000 of 1,000,000, 3
+ * found") and to an export. Each window is one short script call; between windows the walk yields,
+ * so Redis and the Node process serve others, and a consumer that stops (a closed page, an aborted
+ * request) ends the walk at the next window. Within a window, the first look and the matching run
+ * in short slices on turns shared by every admin loop of the process (cpu-turns.ts): a window of
+ * 500 large jobs is a lot of parsing and redaction.
  *
  * Offsets from the end a walk started at move when workers change the state meanwhile, so a walk
  * of a busy state may skip or repeat a job: it reports how far it looked, not an exact census.

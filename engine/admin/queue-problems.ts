@@ -52,7 +52,10 @@ export interface ProblemInput {
    * finished since the last closed minute; null when the queue keeps no metrics.
    */
   failedMetrics: { newestFirst: readonly number[]; pending: number } | null;
-  /** `stalled` events of the last STALLED_WINDOW_MINUTES (redis/problem-signals.ts); absent: not read. */
+  /**
+   * `stalled` events of the last STALLED_WINDOW_MINUTES (redis/problem-signals.ts); absent: not
+   * read.
+   */
   recentStalls?: { count: number; capped: boolean };
   /** OxMQ workers that stopped beating recently (redis/problem-signals.ts); absent: not read. */
   missingWorkers?: number;

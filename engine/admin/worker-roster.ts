@@ -1,8 +1,8 @@
 /**
  * One row per worker for the console's Workers page: OxMQ workers from their heartbeat records
  * (redis/worker-heartbeats.ts) merged with every connection CLIENT LIST names after a worker of the
- * queue (redis/workers.ts), so an OxMQ worker is one row with its connection, and a bullmq worker (or
- * an OxMQ one with `heartbeatInterval: 0`) is a row of its own with no heartbeat.
+ * queue (redis/workers.ts), so an OxMQ worker is one row with its connection, and a bullmq worker
+ * (or an OxMQ one with `heartbeatInterval: 0`) is a row of its own with no heartbeat.
  *
  * Matching: a heartbeat record carries the address Redis sees its worker's named connection
  * come from (`addr`, docs/redis-keys.md), which pins it to one CLIENT LIST entry. When it does

@@ -230,8 +230,8 @@ export interface GroupDefaults {
 
 /**
  * Tenant groups (OxMQ only; keys in docs/redis-keys.md, "Groups"). Implemented by
- * RedisGroupOperations (redis/redis-group-operations.ts). Every setter validates before it writes and wakes idle
- * workers when grouped jobs wait.
+ * RedisGroupOperations (redis/redis-group-operations.ts). Every setter validates before it writes
+ * and wakes idle workers when grouped jobs wait.
  */
 export interface GroupOperations {
   /** undefined removes the group's own cap (the default, if any, applies). */

@@ -3,8 +3,8 @@
  * gives: a job whose processor has not returned by the deadline goes back to wait and its late
  * result is ignored; a job whose outcome is being written is left to finish.
  *
- * Kept small on purpose: a worker with concurrency 10,000 holds one RunningJob per running
- * job, so the record is a plain object and its "done" promise is only made when closeGracefully asks.
+ * Kept small on purpose: a worker with concurrency 10,000 holds one RunningJob per running job, so
+ * the record is a plain object and its "done" promise is only made when closeGracefully asks.
  */
 import type { CancelRequest } from './heartbeat-keys';
 

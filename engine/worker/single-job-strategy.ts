@@ -121,7 +121,10 @@ export class SingleJobStrategy<DataType, ReturnType, NameType extends string>
     return runningJob;
   }
 
-  /** The worker is done with the job: no more lock renewal, running-job record (nor signal) or attempt. */
+  /**
+   * The worker is done with the job: no more lock renewal, running-job record (nor signal) or
+   * attempt.
+   */
   private release(job: Job<DataType, ReturnType, NameType>, runningJob?: RunningJob): void {
     if (runningJob) this.ctx.endRunning(runningJob);
     this.ctx.attempts.end(job);

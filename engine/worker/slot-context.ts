@@ -40,6 +40,9 @@ export interface SlotContext {
   gracefulDeadlinePassed(): boolean;
   /** Puts a running job back to wait (closeGracefully's deadline); see worker-base.ts. */
   giveBack(runningJob: RunningJob): Promise<void>;
-  /** The worker is done with a running job: its lock is no longer renewed, closeGracefully counts it. */
+  /**
+   * The worker is done with a running job: its lock is no longer renewed, closeGracefully counts
+   * it.
+   */
   endRunning(runningJob: RunningJob): void;
 }

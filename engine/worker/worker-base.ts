@@ -1,9 +1,9 @@
 /**
- * What a Worker (engine/worker/worker.ts) and a BatchWorker (engine/worker/batch-worker.ts) share: the
- * connections, the public API both expose (events, run, pause / resume, close, closeGracefully,
+ * What a Worker (engine/worker/worker.ts) and a BatchWorker (engine/worker/batch-worker.ts) share:
+ * the connections, the public API both expose (events, run, pause / resume, close, closeGracefully,
  * concurrency, cancellation, manual processing), the background services behind one lifecycle
- * (worker-services.ts) and the slot loop (slot-loop.ts), which runs the strategy the subclass
- * gives it: single jobs or batches.
+ * (worker-services.ts) and the slot loop (slot-loop.ts), which runs the strategy the subclass gives
+ * it: single jobs or batches.
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';

@@ -5,7 +5,10 @@
  */
 import { z } from 'zod';
 
-/** The checker's resume token, `<phase>:<a>:<b>:<scan cursor>` (engine/admin/redis/integrity/cursor.ts). */
+/**
+ * The checker's resume token, `<phase>:<a>:<b>:<scan cursor>`
+ * (engine/admin/redis/integrity/cursor.ts).
+ */
 const integrityCursorSchema = z
   .string()
   .max(100)

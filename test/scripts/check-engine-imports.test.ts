@@ -1,6 +1,6 @@
 /**
- * The storage seam rule of scripts/check-engine-imports.mjs (scripts/storage-seam-rule.mjs),
- * run on a small engine laid out in a temp directory. The rule goes by folder: engine/backend/redis/,
+ * The storage seam rule of scripts/check-engine-imports.mjs (scripts/storage-seam-rule.mjs), run on
+ * a small engine laid out in a temp directory. The rule goes by folder: engine/backend/redis/,
  * engine/scripts/ and engine/admin/redis/ may reach Redis; the rest of engine/admin/ may use the
  * admin's Redis reads; everything else only names Redis types.
  */

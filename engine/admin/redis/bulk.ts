@@ -10,11 +10,11 @@
  * server processes need no coordination beyond the hash. Cancel flips `status`, and every chunk
  * reads it first, so a cancel takes effect before the next chunk.
  *
- * The filter is a search's JobFilter or an error group's signature (engine/admin/error-group-filter.ts).
- * A filtered operation scans the state like a search: each chunk examines the next bounded
- * slice at `cursor` (kept in the hash) and acts only on the matches. Jobs it acts on leave the
- * state, so the cursor only advances past the jobs that stay (non-matches and skips); progress
- * is `examined` of `total`, with `done` the jobs acted on.
+ * The filter is a search's JobFilter or an error group's signature
+ * (engine/admin/error-group-filter.ts). A filtered operation scans the state like a search: each
+ * chunk examines the next bounded slice at `cursor` (kept in the hash) and acts only on the
+ * matches. Jobs it acts on leave the state, so the cursor only advances past the jobs that stay
+ * (non-matches and skips); progress is `examined` of `total`, with `done` the jobs acted on.
  */
 import { randomBytes } from 'node:crypto';
 import { refusingOutOfMemory } from '../../backend/redis/out-of-memory';

@@ -1,11 +1,12 @@
 /**
  * A queue's failed jobs grouped by error: the signature of each job's redacted failure reason
- * (engine/admin/error-signature.ts), with per group a count, the first and last failure, and one sample job.
+ * (engine/admin/error-signature.ts), with per group a count, the first and last failure, and one
+ * sample job.
  *
  * One call is bounded: at most `budget` jobs, read newest first from the failed sorted set in
- * chunks (ZREVRANGE, then one pipeline sizing the reasons with HSTRLEN and one HMGET pipeline),
- * and at most ERROR_GROUP_LIMITS.maxBytes of reasons. The answer carries a cursor; the caller
- * scans a large failed set in successive calls and merges their groups (engine/admin/error-group-merge.ts).
+ * chunks (ZREVRANGE, then one pipeline sizing the reasons with HSTRLEN and one HMGET pipeline), and
+ * at most ERROR_GROUP_LIMITS.maxBytes of reasons. The answer carries a cursor; the caller scans a
+ * large failed set in successive calls and merges their groups (engine/admin/error-group-merge.ts).
  *
  * Redacting and signing the reasons is the CPU-heavy part: it runs in short slices on the turns
  * every admin loop of the process shares (engine/admin/cpu-turns.ts).

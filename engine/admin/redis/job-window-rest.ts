@@ -1,7 +1,7 @@
 /**
- * The second read of a walk's window (engine/admin/job-scan.ts): a window brings only the fields a filter's
- * first look needs (data for a text search, the name for a name search), which is most of what
- * a scan of a big state costs; the jobs that pass that look get their other fields here, sized
+ * The second read of a walk's window (engine/admin/job-scan.ts): a window brings only the fields a
+ * filter's first look needs (data for a text search, the name for a name search), which is most of
+ * what a scan of a big state costs; the jobs that pass that look get their other fields here, sized
  * first like the window's, in one pipeline each way. A search that matches little reads little.
  */
 import type { RedisClient } from '../../backend/redis/connection';

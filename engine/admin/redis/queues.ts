@@ -148,7 +148,10 @@ export interface QueueOverview extends QueueRef {
   version: string | null;
   /** ms since epoch the oldest job in the wait list was created; null when the list is empty. */
   oldestWaitingAt: number | null;
-  /** What is wrong with the queue (engine/admin/queue-problems.ts), most severe first; empty when nothing. */
+  /**
+   * What is wrong with the queue (engine/admin/queue-problems.ts), most severe first; empty when
+   * nothing.
+   */
   problems: QueueProblem[];
 }
 

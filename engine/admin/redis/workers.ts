@@ -62,7 +62,7 @@ export async function listWorkers(
 
 /**
  * Groups a CLIENT LIST reply by the queues asked for, in their order. Apart from listWorkers so
- * that a caller may send CLIENT LIST inside a pipeline of its own (engine/admin/prometheus/).
+ * that a caller may send CLIENT LIST inside a pipeline of its own (engine/admin/redis/prometheus/).
  */
 export function workersInClientList(list: string, queues: readonly QueueRef[]): QueueWorkers[] {
   const byBase = new Map<string, QueueWorkers>();

@@ -137,7 +137,8 @@ export async function getLogs(
   checkJobId(jobId);
   checkIndexRange(start, end);
   const key = keys.jobLogs(jobId);
-  // The page and the count of one moment, readable at maxmemory (engine/backend/redis/atomic-reads.ts).
+  // The page and the count of one moment, readable at maxmemory
+  // (engine/backend/redis/atomic-reads.ts).
   const replies = await readAtomically(client, keys.base, [
     asc ? ['lrange', key, start, end] : ['lrange', key, -(end + 1), -(start + 1)],
     ['llen', key],

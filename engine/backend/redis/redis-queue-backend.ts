@@ -331,7 +331,8 @@ export class RedisQueueBackend implements QueueBackend {
 
   async getMetrics(type: 'completed' | 'failed', start: number, end: number): Promise<Metrics> {
     const key = this.keys.metrics(type);
-    // The three reads see the same moment, also at maxmemory (engine/backend/redis/atomic-reads.ts).
+    // The three reads see the same moment, also at maxmemory
+    // (engine/backend/redis/atomic-reads.ts).
     const [meta, data, count] = (await readAllAtomically(this.client, this.keys.base, [
       ['hmget', key, 'count', 'prevTS', 'prevCount'],
       ['lrange', `${key}:data`, start, end],
