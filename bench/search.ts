@@ -13,7 +13,7 @@
  */
 import { Queue as BullQueue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { scanJobs } from 'oxmq/admin';
+import { createAdmin } from 'oxmq/admin';
 import { startRedis } from '../test/setup/redis-server';
 
 interface Args {
@@ -60,8 +60,9 @@ async function walk(
   order: 'newest' | 'oldest',
   query = 'needle-account',
 ): Promise<{ ms: number; scanned: number; found: boolean }> {
+  const admin = createAdmin(client, { prefixes: ['bull'] });
   const started = performance.now();
-  for await (const step of scanJobs(client, 'bull', name, {
+  for await (const step of admin.jobs.scanRows('bull', name, {
     state: 'waiting',
     order,
     filter: { mode: 'text', query },

@@ -9,7 +9,7 @@
 import type { Role } from './roles';
 import type { ConsoleLinks } from './http/session';
 
-export type { AuditEntry, AuditKind, AuditListResponse, AuditOutcome } from './http/audit';
+export type { AuditKind, AuditListResponse } from './http/audit';
 export type {
   QueueActionResponse,
   QueueListResponse,
@@ -17,10 +17,9 @@ export type {
   QueueOverview,
   QueueOverviewResponse,
   QueueProblem,
-  QueueProblemKind,
   QueueProblemSeverity,
 } from './http/queue-overview';
-export type { JobStateReply, QueueCountState } from './http/job-states';
+export type { QueueCountState } from './http/job-states';
 export type { ConsoleLinks, HealthResponse, SignOutEverywhereResponse } from './http/session';
 
 /** Every error answer: a stable machine code, a human message, and zod issues for 422. */
@@ -61,19 +60,10 @@ export type {
   JobListResponse,
   JobLocation,
   JobRow,
-  JobSearchMode,
   JobSearchResponse,
 } from './http/job-row';
+export type { BulkAction, BulkOperationResponse, SelectionResult } from './http/bulk';
 export type {
-  BulkAction,
-  BulkOperation,
-  BulkOperationResponse,
-  BulkStatus,
-  SelectionResult,
-} from './http/bulk';
-export type {
-  DiagnosisCode,
-  DiagnosisReason,
   QueueCleanResponse,
   QueueDiagnosis,
   QueueLimits,
@@ -91,21 +81,16 @@ export type {
 
 // ---- workers, metrics and live events ----
 export type {
-  ConnectedWorker,
   JobCancelResponse,
   JobCancelStateResponse,
   QueueHeartbeatsResponse,
   QueueWorkerRoster,
-  QueueWorkers,
   WorkerCommandResponse,
-  WorkerHeartbeatRecord,
-  WorkerRosterKind,
   WorkerRosterRow,
   WorkersResponse,
 } from './http/workers';
 export type {
   MetricsListResponse,
-  MetricsPoint,
   MetricsTimeline,
   QueueMetrics,
   QueueMetricsResponse,
@@ -122,12 +107,11 @@ export type {
   QueueSparkline,
   TimingSummary,
 } from './http/history';
-export type { LiveEvent, LiveEventBatch, LiveEventsMessage } from './http/live-events';
+export type { LiveEventBatch, LiveEventsMessage } from './http/live-events';
 
 // ---- job page and flows page ----
 export type {
   JobActionResponse,
-  JobChildrenPage,
   JobDetailResponse,
   JobLinkRef,
   JobLogsResponse,

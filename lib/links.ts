@@ -5,7 +5,7 @@
  */
 
 /** The dashboards grafana/ provisions, by uid and slug (a Grafana URL is /d/<uid>/<slug>). */
-export const GRAFANA_DASHBOARDS = {
+const GRAFANA_DASHBOARDS = {
   queue: { uid: 'oxmq-queue', slug: 'oxmq-queue' },
   overview: { uid: 'oxmq-overview', slug: 'oxmq-overview' },
 } as const;

@@ -2,10 +2,6 @@
 export const ROLES = ['viewer', 'operator', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
-export function isRole(value: unknown): value is Role {
-  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
-}
-
 /** Whether `role` may do what `required` may. */
 export function hasRole(role: Role, required: Role): boolean {
   return ROLES.indexOf(role) >= ROLES.indexOf(required);

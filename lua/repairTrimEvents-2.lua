@@ -1,7 +1,7 @@
 --[[
   Integrity repair of events-over-cap (docs/integrity.md, "Repairs"): trims the events stream to
   the queue's cap (opts.maxLenEvents of Q meta), with MAXLEN ~ first and exactly when trimming
-  whole stream nodes left it over the tolerance (engine/admin/integrity/events-cap.ts).
+  whole stream nodes left it over the tolerance (engine/admin/redis/integrity/events-cap.ts).
 
   KEYS[1] meta  KEYS[2] events
 

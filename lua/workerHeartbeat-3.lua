@@ -23,7 +23,7 @@ redis.call("ZADD", KEYS[2], ARGV[2], ARGV[1])
 
 -- Each worker's record has its own TTL, so the index is pruned by record, oldest first, bounded;
 -- only entries whose last beat is older than ARGV[6]: until then a dead worker's entry is how
--- the console knows it went missing (engine/admin/problem-signals.ts).
+-- the console knows it went missing (engine/admin/redis/problem-signals.ts).
 local oldest = redis.call("ZRANGEBYSCORE", KEYS[2], "-inf", tonumber(ARGV[2]) - tonumber(ARGV[6]),
   "LIMIT", 0, 20)
 for _, id in ipairs(oldest) do

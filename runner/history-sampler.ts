@@ -1,5 +1,5 @@
 /**
- * The runner's share of the backlog history (engine/admin/backlog-sampler.ts): it offers to
+ * The runner's share of the backlog history (engine/admin/redis/backlog-sampler.ts): it offers to
  * sample the prefixes it serves; the lease makes one process (a runner or a console) do it each
  * minute. On its own connection, so a slow sample never delays a worker's commands.
  */

@@ -62,7 +62,7 @@ export interface RunnerSettings {
   readonly healthAllowedHosts: readonly string[];
   readonly shutdownTimeoutMs: number;
   readonly logLevel: LogLevel;
-  /** Takes part in sampling the backlog history (engine/admin/backlog-sampler.ts). */
+  /** Takes part in sampling the backlog history (engine/admin/redis/backlog-sampler.ts). */
   readonly historySampler: boolean;
   /** The standard OTEL_* variables ask for traces (the SDK reads them itself). */
   readonly tracing: boolean;

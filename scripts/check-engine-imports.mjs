@@ -9,8 +9,9 @@
 //   parent of engineDir, which is where app/ and components/ are expected to live.
 // Exit codes: 0 clean (or no engine dir), 1 forbidden imports found, 2 usage error.
 //
-// It also holds the storage seam: only the Redis storage imports ioredis, runs scripts or uses
-// the script registry (scripts/storage-seam-rule.mjs).
+// It also holds the storage seam: only Redis's folders (engine/backend/redis/, engine/scripts/,
+// engine/admin/redis/) import ioredis, run scripts or use the script registry
+// (scripts/storage-seam-rule.mjs).
 //
 // Imports are extracted with TypeScript's own pre-processor (ts.preProcessFile), so comments and
 // strings are ignored and static, type-only, re-export, `import x = require()`, dynamic
@@ -159,8 +160,9 @@ function main(argv) {
     for (const p of problems) console.error(p);
     console.error(
       'engine/ may not import react, react-dom, next, app/, components/ or lib/ code, bullmq or ' +
-        '@bull-board/* (the layers: app/ and components/ -> engine/ -> lua/); outside the Redis ' +
-        'storage, it reaches storage through its interfaces (scripts/storage-seam-rule.mjs).',
+        '@bull-board/* (the layers: app/ and components/ -> engine/ -> lua/); outside ' +
+        'engine/backend/redis/, engine/scripts/ and engine/admin/redis/, it reaches storage ' +
+        'through its interfaces (scripts/storage-seam-rule.mjs).',
     );
     return 1;
   }

@@ -4,7 +4,7 @@ import type { FlowGraphNode } from '@/lib/api-types';
 import { ExternalLink } from '../layout/external-link';
 import { NODE_WIDTH } from './flow-layout';
 
-export type JobNodeData = {
+type JobNodeData = {
   job: FlowGraphNode;
   /** Set when the node has children not loaded yet. */
   onLoadMore?: () => void;

@@ -1,6 +1,6 @@
 /**
  * Adds one checker call's report to the walk's running total, as the engine's mergeReports does
- * (engine/admin/integrity/invariants.ts); kept here so the page bundles no engine code.
+ * (engine/admin/redis/integrity/invariants.ts); kept here so the page bundles no engine code.
  */
 import type { IntegrityReportBody } from '@/lib/api-types';
 

@@ -21,7 +21,7 @@ const RETRY_MAX_MS = 60_000;
 /** Pages about one queue watch just that queue; every other page watches them all. */
 const QUEUE_PATH = /^\/(?:queues|metrics|flows|jobs)\/([^/]+)\/([^/]+)/;
 
-export function liveEventsUrl(pathname: string): string {
+function liveEventsUrl(pathname: string): string {
   const match = QUEUE_PATH.exec(pathname);
   if (!match) return '/api/events';
   // The pair format wants each part encoded exactly once, whichever form the path came in.

@@ -26,7 +26,7 @@ export const HISTORY_RANGE_OPTIONS: readonly HistoryRangeOption[] = [
   { value: '30d', label: '30 d', span: '30 days', step: '4 h', minRefreshMs: 300_000 },
 ];
 
-export const DEFAULT_HISTORY_RANGE: HistoryRangeName = '1h';
+const DEFAULT_HISTORY_RANGE: HistoryRangeName = '1h';
 
 export function rangeOption(range: HistoryRangeName): HistoryRangeOption {
   return (

@@ -14,8 +14,7 @@ import type {
   TimingSummary,
 } from '@/lib/api-types';
 
-export const OUTCOMES = ['completed', 'failed', 'retried'] as const;
-export type Outcome = (typeof OUTCOMES)[number];
+export type Outcome = 'completed' | 'failed' | 'retried';
 
 export interface ThroughputRow {
   at: number;

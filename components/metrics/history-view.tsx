@@ -27,7 +27,7 @@ import { useQueueMetrics } from './use-metrics';
 /** Longest job name the routes take (lib/http/history.ts); the engine keeps no longer ones. */
 const MAX_JOB_NAME = 200;
 
-export const NO_HISTORY_TEXT = `No history yet: ${NO_OUTCOMES_TEXT} ${NO_BACKLOG_TEXT}`;
+const NO_HISTORY_TEXT = `No history yet: ${NO_OUTCOMES_TEXT} ${NO_BACKLOG_TEXT}`;
 
 interface HistoryParams {
   range: HistoryRangeName;

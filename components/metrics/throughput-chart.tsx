@@ -32,7 +32,7 @@ function minuteTicks(start: number, end: number): number[] {
   return ticks;
 }
 
-export const NO_METRICS_TEXT =
+const NO_METRICS_TEXT =
   'No metrics yet: metrics are recorded only by workers started with the metrics option (new Worker(name, fn, { metrics: { maxDataPoints } })).';
 
 /**

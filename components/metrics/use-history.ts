@@ -65,7 +65,7 @@ export function useHistoryAcross(range: HistoryRangeName, job: string | null, pa
 }
 
 /** The `queues` parameter: `<prefix>/<name>` pairs, each part URI-encoded, comma-separated. */
-export function encodeQueueList(queues: readonly { prefix: string; name: string }[]): string {
+function encodeQueueList(queues: readonly { prefix: string; name: string }[]): string {
   return queues
     .map((queue) => `${encodeURIComponent(queue.prefix)}/${encodeURIComponent(queue.name)}`)
     .join(',');

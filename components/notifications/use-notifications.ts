@@ -10,7 +10,7 @@ import { getJson, postJson } from '../api-client';
 import { usePollingInterval } from '../settings/polling';
 
 /** Keys of their own: the notifications page, and a queue's (under the queue page's branch). */
-export const notificationKeys = {
+const notificationKeys = {
   status: ['notifications'] as const,
   queue: (prefix: string, name: string) =>
     ['queues', 'page', prefix, name, 'notifications'] as const,

@@ -1,5 +1,5 @@
 'use client';
-/** "Why isn't this queue moving?": the reasons engine/admin/diagnose.ts finds, polled. */
+/** "Why isn't this queue moving?": the reasons engine/admin/redis/diagnose.ts finds, polled. */
 import { useDiagnosis } from './use-queue-page';
 
 export function DiagnosisPanel({ prefix, name }: { prefix: string; name: string }) {

@@ -13,7 +13,7 @@ export interface ExportFilter {
   path?: string;
 }
 
-export function exportHref(
+function exportHref(
   prefix: string,
   name: string,
   opts: {

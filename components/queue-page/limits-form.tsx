@@ -14,11 +14,7 @@ interface LimitsBody {
 }
 
 /** Why the filled fields cannot be sent as they are, or null when they can. */
-export function limitsFormProblem(
-  max: string,
-  duration: string,
-  concurrency: string,
-): string | null {
+function limitsFormProblem(max: string, duration: string, concurrency: string): string | null {
   const half = rateLimitProblem(max, duration);
   if (half) return half;
   if (max === '' && concurrency === '') {

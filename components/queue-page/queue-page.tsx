@@ -27,7 +27,7 @@ function stateParam(value: string | null): QueueCountState | null {
 }
 
 /** The first tab with jobs in it (tab order), so the page never opens on an empty list needlessly. */
-export function firstNonEmptyState(counts: Record<QueueCountState, number>): QueueCountState {
+function firstNonEmptyState(counts: Record<QueueCountState, number>): QueueCountState {
   return STATE_TABS.find((tab) => counts[tab.state] > 0)?.state ?? 'waiting';
 }
 

@@ -1,7 +1,7 @@
 'use client';
 /**
- * Drives an "all N matching" bulk operation: create it, then POST one chunk at a time until
- * the server says it is done or cancelled (engine/admin/bulk.ts explains why the client drives
+ * Drives an "all N matching" bulk operation: create it, then POST one chunk at a time until the
+ * server says it is done or cancelled (engine/admin/redis/bulk.ts explains why the client drives
  * the chunks). Closing the page stops the operation where it is.
  */
 import { useQueryClient } from '@tanstack/react-query';

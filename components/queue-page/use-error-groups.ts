@@ -1,9 +1,9 @@
 'use client';
 /**
  * Scans the queue's failed jobs into error groups, one bounded call after another (the server
- * answers a cursor, engine/admin/error-groups.ts), merging each call's groups, until the failed
- * set is covered or the user stops it. Not polled: a scan reads thousands of job hashes, so it
- * runs when the view opens, when asked again, and after a group's bulk run.
+ * answers a cursor, engine/admin/redis/error-groups.ts), merging each call's groups, until the
+ * failed set is covered or the user stops it. Not polled: a scan reads thousands of job hashes, so
+ * it runs when the view opens, when asked again, and after a group's bulk run.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ErrorGroupsResponse, ErrorGroupTally } from '@/lib/api-types';
@@ -11,7 +11,7 @@ import { mergeErrorGroups } from 'oxmq/admin';
 import { ApiClientError, getJson } from '../api-client';
 import { queuePath } from '../queues/use-queues';
 
-export type ErrorScanStatus = 'scanning' | 'done' | 'stopped' | 'error';
+type ErrorScanStatus = 'scanning' | 'done' | 'stopped' | 'error';
 
 export interface ErrorGroupsView extends ErrorGroupTally {
   status: ErrorScanStatus;

@@ -9,7 +9,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { JobRow, SearchStreamLine, SearchStreamStop } from '@/lib/api-types';
 import { queuePath } from '../queues/use-queues';
 
-export type SearchStatus = 'idle' | 'running' | 'done' | 'stopped' | 'error';
+type SearchStatus = 'idle' | 'running' | 'done' | 'stopped' | 'error';
 
 export interface SearchStreamState {
   status: SearchStatus;

@@ -6,7 +6,7 @@ import type { QueueOverview, QueueProblem } from '@/lib/api-types';
 const SEVERITY_RANK = { critical: 0, warning: 1, info: 2 } as const;
 const SEVERITY_LABELS = { critical: 'Critical', warning: 'Warning', info: 'Note' } as const;
 
-export const PROBLEM_LABELS: Record<QueueProblem['kind'], string> = {
+const PROBLEM_LABELS: Record<QueueProblem['kind'], string> = {
   'no-worker': 'No worker',
   paused: 'Paused',
   'rate-limited': 'Rate-limited',

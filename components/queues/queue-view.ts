@@ -51,7 +51,7 @@ function byName(a: QueueOverview, b: QueueOverview): number {
   return a.name.localeCompare(b.name) || a.prefix.localeCompare(b.prefix);
 }
 
-export function backlog(queue: QueueOverview): number {
+function backlog(queue: QueueOverview): number {
   return queue.counts.waiting + queue.counts.prioritized;
 }
 

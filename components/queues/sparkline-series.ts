@@ -25,7 +25,7 @@ export interface CardSparklines {
 }
 
 /** One history series: 60 minutes, the last one under way. */
-export function historySeries(perMinute: readonly number[]): SparklineSeries {
+function historySeries(perMinute: readonly number[]): SparklineSeries {
   return {
     points: perMinute.slice(0, -1),
     thisMinute: perMinute.at(-1) ?? 0,
@@ -35,7 +35,7 @@ export function historySeries(perMinute: readonly number[]): SparklineSeries {
   };
 }
 
-export function metricsSeries(series: QueueMetricsSeries, now: number): SparklineSeries {
+function metricsSeries(series: QueueMetricsSeries, now: number): SparklineSeries {
   return {
     points: sparklinePoints(series, now),
     thisMinute: openMinuteCount(series, now),

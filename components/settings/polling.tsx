@@ -6,7 +6,7 @@
 import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
 import { useLiveStatus } from '../live/live-status';
 
-export const POLLING_CHOICES = [
+const POLLING_CHOICES = [
   { ms: 2_000, label: '2 s' },
   { ms: 5_000, label: '5 s' },
   { ms: 15_000, label: '15 s' },
@@ -66,7 +66,7 @@ export function useUnannouncedPollingInterval(): number | false {
 }
 
 /** Polling interval while live events drive invalidation. */
-export const LIVE_SAFETY_POLL_MS = 30_000;
+const LIVE_SAFETY_POLL_MS = 30_000;
 
 export function PollingSelect() {
   const { intervalMs, setIntervalMs } = useContext(PollingContext);

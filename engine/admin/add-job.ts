@@ -3,8 +3,8 @@
  * exactly what a bullmq producer would have written. The options are a deliberately small set
  * (what an operator sets by hand, engine/job/option-schema.ts); anything else belongs in code.
  */
-import type { RedisClient } from '../connection';
-import type { JobsOptions } from '../job-options';
+import type { RedisClient } from '../backend/redis/connection';
+import type { JobsOptions } from '../job/options';
 import type { ConsoleJobOptions } from '../job/option-schema';
 import { queueHandle } from './queue-handle';
 

@@ -1,9 +1,9 @@
 /**
- * Which states each bulk action takes jobs from: the server's rule (bulk.ts, the bulk route) and
- * the queue page's buttons read this one module. It imports nothing at run time, so a client
+ * Which states each bulk action takes jobs from: the server's rule (redis/bulk.ts, the bulk route)
+ * and the queue page's buttons read this one module. It imports nothing at run time, so a client
  * component can import it without pulling the engine into the browser bundle.
  */
-import type { QueueCountState } from './queues';
+import type { QueueCountState } from './redis/queues';
 
 export const BULK_ACTIONS = ['retry', 'promote', 'remove'] as const;
 

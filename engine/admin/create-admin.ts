@@ -1,33 +1,40 @@
 /**
  * One admin object bound to one Redis client: every operation the console performs, grouped by
  * what it acts on (queues, jobs, bulk, error groups, metrics, audit, live events, workers,
- * schedulers, groups, flows, Prometheus). The free functions of engine/admin/index.ts stay the
- * building blocks; this is how a caller uses them without passing the client, the prefixes and
- * the redaction rules to each call.
+ * schedulers, groups, flows, Prometheus). The free functions of engine/admin/ and
+ * engine/admin/redis/ are the building blocks; this is how a caller uses them without passing
+ * the client, the prefixes and the redaction rules to each call, and the only way oxmq/admin
+ * offers to read job text (engine/admin/index.ts).
  *
  * Every read that carries job-derived text answers its redacted view (redacted-views.ts) under
  * the `redaction` rules, and search, scan, bulk and error-group filters match against that same
  * view, so what a caller shows or counts never depends on a redacted value. The one exception is
  * `jobs.storedData`, named for it.
  */
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 /* eslint-disable @typescript-eslint/no-unused-vars -- not used in code: imported so that the
    declarations TypeScript writes for createAdmin's inferred type name these types by their own
    modules. Without an import in scope it names them through the engine's directory ('..'),
    which the package build's declaration bundler resolves to the built package and fails. */
 import type { CancelRequestOutcome, CleanState, GroupInfo } from '../backend/queue-operations';
-import type { Job } from '../job';
+import type { Job } from '../job/job';
 /* eslint-enable @typescript-eslint/no-unused-vars */
 import { ValidationError } from '../errors';
-import { appendAudit, AUDIT_STREAMS, readAudit, type AuditKind, type AuditRecord } from './audit';
+import {
+  appendAudit,
+  AUDIT_STREAMS,
+  readAudit,
+  type AuditKind,
+  type AuditRecord,
+} from './redis/audit';
 import { actOnSelection } from './selection';
-import { pipelinePerItem } from './cluster-reads';
-import { boundIntegrity } from './integrity/repair-bound';
-import { cancelBulkOp, createBulkOp, getBulkOp, runBulkChunk } from './bulk';
-import { diagnoseQueue } from './diagnose';
-import { groupFailedJobs, type ErrorGroupScanOptions } from './error-groups';
+import { pipelinePerItem } from './redis/cluster-reads';
+import { boundIntegrity } from './redis/integrity/repair-bound';
+import { cancelBulkOp, createBulkOp, getBulkOp, runBulkChunk } from './redis/bulk';
+import { diagnoseQueue } from './redis/diagnose';
+import { groupFailedJobs, type ErrorGroupScanOptions } from './redis/error-groups';
 import { getHistoryAcrossQueues, getQueueHistory, type HistoryOptions } from './history';
-import { getHistorySparklines } from './history-sparklines';
+import { getHistorySparklines } from './redis/history-sparklines';
 import { findJobEverywhere } from './find-job-everywhere';
 import {
   getFlowChildren,
@@ -35,8 +42,8 @@ import {
   rootOf,
   type FlowChildrenOptions,
   type FlowGraphOptions,
-} from './flow-graph';
-import { actOnGroup, listGroupJobs, listGroups } from './groups';
+} from './redis/flow-graph';
+import { actOnGroup, listGroupJobs, listGroups } from './redis/tenant-groups';
 import { addJobFromConsole } from './add-job';
 import { duplicateJob, runJobAction } from './job-actions';
 import { getJobChildren, getJobDetail, getJobLogPage } from './job-detail';
@@ -44,14 +51,14 @@ import { toExportRecord, redactExportRecord } from './job-export';
 import { SHARED_CPU_TURNS } from './cpu-turns';
 import { scanJobs, type JobScanOptions, type JobScanStep } from './job-scan';
 import { searchJobs, type JobSearchOptions } from './job-search';
-import { getJobCancelState } from './job-cancel-state';
-import { getJobTimeline, type JobTimelineOptions } from './job-timeline';
-import { jobKeyKind } from './job-id';
+import { getJobCancelState } from './redis/job-cancel-state';
+import { getJobTimeline, type JobTimelineOptions } from './redis/job-timeline';
+import { jobKeyKind } from './redis/job-id';
 import { findJob, listJobs, toJobRow } from './jobs';
-import { latestEventIds, readQueueEvents } from './live-events';
+import { latestEventIds, readQueueEvents } from './redis/live-events';
 import { getQueueMetrics } from './metrics';
 import { getTotalThroughput } from './metrics-total';
-import { collectConsoleMetrics } from './prometheus';
+import { collectConsoleMetrics } from './redis/prometheus';
 import { queueHandle } from './queue-handle';
 import {
   cleanQueue,
@@ -59,7 +66,7 @@ import {
   getQueueLimits,
   obliterateQueue,
   setQueueLimits,
-} from './queue-ops';
+} from './queue-actions';
 import type { QueueRef } from './queue-ref';
 import {
   getQueueOverview,
@@ -68,7 +75,7 @@ import {
   pauseQueue,
   queueExists,
   resumeQueue,
-} from './queues';
+} from './redis/queues';
 import { redactJobDetail, redactJobRow, redactLogPage, redactTimeline } from './redacted-views';
 import { DEFAULT_REDACTION, type RedactionRules } from './redaction';
 import {
@@ -84,7 +91,7 @@ import {
   listWorkerHeartbeats,
   quietWorker,
   resumeWorker,
-} from './worker-heartbeats';
+} from './redis/worker-heartbeats';
 import { listWorkerRoster } from './worker-roster';
 
 export interface AdminOptions {
@@ -202,7 +209,7 @@ export function createAdmin(client: RedisClient, options: AdminOptions) {
         const row = await findJob(client, prefix, name, id);
         return row && redactJobRow(row, rules());
       },
-      /** Whether the id names a job of the queue, no key or another key (job-id.ts). */
+      /** Whether the id names a job of the queue, no key or another key (redis/job-id.ts). */
       keyKind: bind(jobKeyKind),
       /** Where a job id exists among the discovered queues (the quick-jump box). */
       findEverywhere: async (id: string) =>

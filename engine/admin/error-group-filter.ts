@@ -1,10 +1,10 @@
 /**
- * The filter that makes "Retry group" / "Remove group" an ordinary bulk operation (bulk.ts): a
- * job matches when the signature of its redacted failure reason is the group's signature, the
- * same test the grouping applies (error-groups.ts), so a group's bulk run acts on the jobs the
- * group counted and on no other.
+ * The filter that makes "Retry group" / "Remove group" an ordinary bulk operation (redis/bulk.ts):
+ * a job matches when the signature of its redacted failure reason is the group's signature, the
+ * same test the grouping applies (redis/error-groups.ts), so a group's bulk run acts on the jobs
+ * the group counted and on no other.
  */
-import type { Job } from '../job';
+import type { Job } from '../job/job';
 import { errorSignature } from './error-signature';
 import { jobMatcher, type JobFilter } from './job-search';
 import { DEFAULT_REDACTION, redactString, type RedactionRules } from './redaction';

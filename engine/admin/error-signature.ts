@@ -2,7 +2,7 @@
  * The signature of a failure reason: its text with the parts that vary from one failure of the
  * same error to the next (numbers, ids, hex, quoted values, addresses) masked, so that five
  * thousand "user 1234 not found" failures read as one error. The console groups failed jobs by
- * it (error-groups.ts) and bulk operations act on one group (error-group-filter.ts).
+ * it (redis/error-groups.ts) and bulk operations act on one group (error-group-filter.ts).
  *
  * A signature is taken of the redacted reason (redaction.ts), never of the stored one: a group's
  * count and signature must say nothing about a redacted value.

@@ -1,14 +1,14 @@
 /**
- * A job id looked up in every queue given (the console's quick-jump box): one pipeline of
- * HEXISTS over the queues' job hashes (one per queue on a Cluster, cluster-reads.ts), then the state of each hit. Job ids are only unique
- * within a queue, so the answer is a list.
+ * A job id looked up in every queue given (the console's quick-jump box): one pipeline of HEXISTS
+ * over the queues' job hashes (one per queue on a Cluster, redis/cluster-reads.ts), then the state
+ * of each hit. Job ids are only unique within a queue, so the answer is a list.
  */
-import type { RedisClient } from '../connection';
-import { QueueKeys } from '../keys';
-import { pipelinePerItem } from './cluster-reads';
-import { hasJobIdShape } from './job-id';
+import type { RedisClient } from '../backend/redis/connection';
+import { QueueKeys } from '../queue/keys';
+import { pipelinePerItem } from './redis/cluster-reads';
+import { hasJobIdShape } from './redis/job-id';
 import { queueHandle } from './queue-handle';
-import type { QueueRef } from './queues';
+import type { QueueRef } from './redis/queues';
 
 export interface JobLocation {
   prefix: string;
@@ -28,8 +28,8 @@ export async function findJobEverywhere(
 ): Promise<JobLocation[]> {
   if (!hasJobIdShape(id) || queues.length === 0) return [];
   const checked = queues.slice(0, FIND_JOB_MAX_QUEUES);
-  // bullmq and OxMQ always write `timestamp`: a key that lacks it is no job (job-id.ts); HEXISTS
-  // on a key of another type (a log list) fails for that queue alone.
+  // bullmq and OxMQ always write `timestamp`: a key that lacks it is no job (redis/job-id.ts);
+  // HEXISTS on a key of another type (a log list) fails for that queue alone.
   const replies = await pipelinePerItem(client, checked, (pipeline, ref) =>
     pipeline.hexists(new QueueKeys(ref.prefix, ref.name).base + id, 'timestamp'),
   );

@@ -3,7 +3,7 @@
  * "Timing history"): for one queue or summed over several, evenly spaced points of a range with
  * outcomes, wait and run percentiles and the backlog, and the job names of the range.
  */
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 import {
   HISTORY_RANGES,
   historyWindow,
@@ -13,8 +13,8 @@ import {
   type HistoryRange,
   type RawHistory,
   type TimingSummary,
-} from '../history/history-reader';
-import { QueueKeys } from '../keys';
+} from './redis/history-reader';
+import { QueueKeys } from '../queue/keys';
 import type { QueueRef } from './queue-ref';
 
 export { HISTORY_RANGES, type HistoryRange, type TimingSummary };

@@ -1,6 +1,15 @@
 /**
- * The console's read and operate API: bounded reads for views, never used
- * by the worker hot path. Route handlers in app/api/ call these through one server-only module.
+ * `oxmq/admin`: the operator's read and operate API over a Redis client, bounded reads for views,
+ * never used by the worker hot path. The console's route handlers (app/api/) call it through one
+ * server-only module (lib/server/oxmq.ts), by way of createAdmin.
+ *
+ * One redacted API: createAdmin answers every read that carries job-derived text (rows, search
+ * matches, walks, detail, logs, timeline, flow nodes, error groups, cancel reasons) as its
+ * redacted view (redacted-views.ts), and the free functions exported here either carry no job
+ * text (counts, states, ids, keys) or redact under the rules they are given (the defaults
+ * otherwise). The raw readers that createAdmin redacts (listJobs, findJob, searchJobs, scanJobs,
+ * getJobDetail, getJobLogPage, getJobTimeline, toJobRow, toExportRecord) are not exported; the
+ * repository's tests reach the ones they exercise through engine/internals.ts.
  */
 export {
   expandFlowGraph,
@@ -9,7 +18,7 @@ export {
   getFlowChildren,
   getFlowGraph,
   rootOf,
-} from './flow-graph';
+} from './redis/flow-graph';
 export type {
   ExpandedFlow,
   ExpandFlowOptions,
@@ -20,9 +29,9 @@ export type {
   FlowGraphNode,
   FlowGraphOptions,
   FlowRoot,
-} from './flow-graph';
-export { FAILED_REASON_CHARS } from './flow-node-info';
-export type { ChildCount, FlowNodeInfo, FlowNodeState } from './flow-node-info';
+} from './redis/flow-graph';
+export { FAILED_REASON_CHARS } from './redis/flow-node-info';
+export type { ChildCount, FlowNodeInfo, FlowNodeState } from './redis/flow-node-info';
 export type { ChildStatus } from '../backend/redis/child-pages';
 export {
   escapeGlob,
@@ -34,7 +43,7 @@ export {
   QUEUE_SCAN_DEFAULTS,
   queueExists,
   resumeQueue,
-} from './queues';
+} from './redis/queues';
 export type {
   ListQueuesOptions,
   QueueCountState,
@@ -44,15 +53,15 @@ export type {
   QueueOverviewOptions,
   QueueRef,
   QueueWorker,
-} from './queues';
+} from './redis/queues';
 export {
   compareSeverity,
   FAILURE_SPIKE_MINUTES,
   QUEUE_PROBLEM_DEFAULTS,
   queueProblems,
 } from './queue-problems';
-export { missingWorkers, PROBLEM_SIGNAL_LIMITS, recentStalls } from './problem-signals';
-export type { MissingWorker, RecentStalls } from './problem-signals';
+export { missingWorkers, PROBLEM_SIGNAL_LIMITS, recentStalls } from './redis/problem-signals';
+export type { MissingWorker, RecentStalls } from './redis/problem-signals';
 export type {
   ProblemInput,
   ProblemOptions,
@@ -69,10 +78,10 @@ export {
   AUDIT_REFUSED_STREAM_KEY,
   AUDIT_STREAMS,
   readAudit,
-} from './audit';
-export type { AuditEntry, AuditKind, AuditOutcome, AuditPage, AuditRecord } from './audit';
-export { BACKLOG_SAMPLER_LEASE, BacklogSampler } from './backlog-sampler';
-export type { BacklogSamplerOptions } from './backlog-sampler';
+} from './redis/audit';
+export type { AuditEntry, AuditKind, AuditOutcome, AuditPage, AuditRecord } from './redis/audit';
+export { BACKLOG_SAMPLER_LEASE, BacklogSampler } from './redis/backlog-sampler';
+export type { BacklogSamplerOptions } from './redis/backlog-sampler';
 export { getHistoryAcrossQueues, getQueueHistory, HISTORY_RANGES } from './history';
 export type {
   HistoryNameSummary,
@@ -82,24 +91,19 @@ export type {
   QueueHistory,
   TimingSummary,
 } from './history';
-export { getHistorySparklines } from './history-sparklines';
-export type { HistorySparklines, QueueSparkline } from './history-sparklines';
-export { leaseKeys, RedisLease } from './lease';
-export type { LeaseOptions, LeaseState } from './lease';
+export { getHistorySparklines } from './redis/history-sparklines';
+export type { HistorySparklines, QueueSparkline } from './redis/history-sparklines';
+export { leaseKeys, RedisLease } from './redis/lease';
+export type { LeaseOptions, LeaseState } from './redis/lease';
 // ---- queue page: job listings, search, bulk operations, diagnosis ----
-export { findJob, JOB_LIST_LIMITS, listJobs, toJobRow } from './jobs';
+export { JOB_LIST_LIMITS } from './jobs';
 export type { JobPage, JobRow } from './jobs';
-export { jobMatcher, readPath, readRedactedPath, searchJobs } from './job-search';
-export { JOB_SCAN_LIMITS, scanJobs, type JobScanOptions, type JobScanStep } from './job-scan';
+export { jobMatcher, readRedactedPath } from './job-search';
+export { JOB_SCAN_LIMITS, type JobScanOptions, type JobScanStep } from './job-scan';
 export { CPU_SLICE_MS, CpuSlice, CpuTurns, SHARED_CPU_TURNS } from './cpu-turns';
-export { SCAN_ORDERS, type ScanOrder } from './job-window';
+export { SCAN_ORDERS, type ScanOrder } from './redis/job-window';
 export { FIND_JOB_MAX_QUEUES, findJobEverywhere, type JobLocation } from './find-job-everywhere';
-export {
-  EXPORT_COLUMNS,
-  redactExportRecord,
-  toExportRecord,
-  type ExportRecord,
-} from './job-export';
+export { EXPORT_COLUMNS, redactExportRecord, type ExportRecord } from './job-export';
 export type {
   JobFilter,
   JobSearchMode,
@@ -135,22 +139,22 @@ export {
   createBulkOp,
   getBulkOp,
   runBulkChunk,
-} from './bulk';
-export type { BulkAction, BulkOperation, BulkStatus } from './bulk';
+} from './redis/bulk';
+export type { BulkAction, BulkOperation, BulkStatus } from './redis/bulk';
 // ---- queue page: failed jobs grouped by error, and the bulk filter acting on one group ----
-export { ERROR_GROUP_LIMITS, ErrorGroupCursorError, groupFailedJobs } from './error-groups';
-export type { ErrorGroupScan, ErrorGroupScanOptions } from './error-groups';
+export { ERROR_GROUP_LIMITS, ErrorGroupCursorError, groupFailedJobs } from './redis/error-groups';
+export type { ErrorGroupScan, ErrorGroupScanOptions } from './redis/error-groups';
 export { MAX_ERROR_GROUPS, mergeErrorGroups } from './error-group-merge';
 export type { ErrorGroup, ErrorGroupSample, ErrorGroupTally } from './error-group-merge';
 export { errorSignature, NO_REASON_SIGNATURE, SIGNATURE_LIMITS } from './error-signature';
 export { bulkFilterMatcher, isErrorGroupFilter, jobErrorSignature } from './error-group-filter';
 export type { BulkFilter, ErrorGroupFilter } from './error-group-filter';
 export { actOnSelection, SELECTION_LIMIT } from './selection';
-export { hasJobIdShape, jobKeyKind } from './job-id';
-export type { JobKeyKind } from './job-id';
+export { hasJobIdShape, jobKeyKind } from './redis/job-id';
+export type { JobKeyKind } from './redis/job-id';
 export type { SelectionResult } from './selection';
-export { diagnoseQueue } from './diagnose';
-export type { DiagnosisCode, DiagnosisReason, QueueDiagnosis } from './diagnose';
+export { diagnoseQueue } from './redis/diagnose';
+export type { DiagnosisCode, DiagnosisReason, QueueDiagnosis } from './redis/diagnose';
 export {
   CLEAN_LIMIT,
   cleanQueue,
@@ -158,8 +162,8 @@ export {
   getQueueLimits,
   obliterateQueue,
   setQueueLimits,
-} from './queue-ops';
-export type { QueueLimits } from './queue-ops';
+} from './queue-actions';
+export type { QueueLimits } from './queue-actions';
 export { rateLimitsInForce, workerLimits } from './limit-sources';
 export type {
   RateLimit,
@@ -168,13 +172,7 @@ export type {
   WorkerLimits,
 } from './limit-sources';
 // ---- job page: one job's detail, logs, children, timeline and actions ----
-export {
-  getJobChildren,
-  getJobDetail,
-  getJobLogPage,
-  JOB_DETAIL_LIMITS,
-  jobLinkOf,
-} from './job-detail';
+export { getJobChildren, JOB_DETAIL_LIMITS, jobLinkOf } from './job-detail';
 export type { JobChildrenPage, JobDetail, JobLinkRef, JobLogPage } from './job-detail';
 export { addJobFromConsole } from './add-job';
 export type { ConsoleJobOptions, ConsoleNewJob } from './add-job';
@@ -182,25 +180,25 @@ export { duplicateJob, JobActionStateError, performJobAction, runJobAction } fro
 export type { JobAction } from './job-actions';
 export { JOB_ACTION_STATES, jobActionOffered, jobActionRefusal } from './job-action-states';
 export type { JobActionKind, JobActionState } from './job-action-states';
-export { getJobTimeline, JOB_TIMELINE_DEFAULTS, JOB_TIMELINE_LIMITS } from './job-timeline';
+export { JOB_TIMELINE_DEFAULTS, JOB_TIMELINE_LIMITS } from './redis/job-timeline';
 export {
   CANCEL_GRACE_MS,
   getJobCancelState,
   type JobCancelRequest,
   type JobCancelState,
-} from './job-cancel-state';
-export type { JobTimeline, JobTimelineEntry, JobTimelineOptions } from './job-timeline';
+} from './redis/job-cancel-state';
+export type { JobTimeline, JobTimelineEntry, JobTimelineOptions } from './redis/job-timeline';
 // ---- workers, metrics and live events ----
-export { listWorkers, workerClientBase, workersInClientList } from './workers';
-export type { ConnectedWorker, QueueWorkers } from './workers';
+export { listWorkers, workerClientBase, workersInClientList } from './redis/workers';
+export type { ConnectedWorker, QueueWorkers } from './redis/workers';
 export {
   cancelActiveJob,
   listWorkerHeartbeats,
   quietWorker,
   resumeWorker,
   WORKER_HEARTBEAT_LIMITS,
-} from './worker-heartbeats';
-export type { WorkerHeartbeatList, WorkerHeartbeatRecord } from './worker-heartbeats';
+} from './redis/worker-heartbeats';
+export type { WorkerHeartbeatList, WorkerHeartbeatRecord } from './redis/worker-heartbeats';
 export { listWorkerRoster, mergeWorkers, WORKER_ROSTER_LIMITS } from './worker-roster';
 export type { QueueWorkerRoster, WorkerRosterKind, WorkerRosterRow } from './worker-roster';
 export type { CancelRequestOutcome } from '../backend/queue-operations';
@@ -208,21 +206,26 @@ export { clampMinutes, getQueueMetrics, METRICS_LIMITS, toTimeline } from './met
 export type { MetricsPoint, MetricsTimeline, QueueMetrics } from './metrics';
 export { getTotalThroughput, sumTimelines } from './metrics-total';
 export type { TotalThroughput } from './metrics-total';
-export { eventsKey, latestEventIds, LIVE_EVENTS_LIMITS, readQueueEvents } from './live-events';
-export type { LiveEvent, LiveEventBatch } from './live-events';
+export {
+  eventsKey,
+  latestEventIds,
+  LIVE_EVENTS_LIMITS,
+  readQueueEvents,
+} from './redis/live-events';
+export type { LiveEvent, LiveEventBatch } from './redis/live-events';
 // ---- Prometheus scrape of queue state (docs/metrics.md, "Console") ----
 export {
   BULLMQ_COUNT_STATES,
   collectConsoleMetrics,
   CONSOLE_METRICS_DEFAULTS,
   exportQueuePrometheusMetrics,
-} from './prometheus';
+} from './redis/prometheus';
 export type {
   BullmqCountState,
   ConsoleMetrics,
   ConsoleMetricsOptions,
   QueueSnapshot,
-} from './prometheus';
+} from './redis/prometheus';
 // ---- job schedulers and tenant groups on the queue page ----
 export {
   editSchedulerRepeat,
@@ -234,8 +237,13 @@ export {
   SCHEDULER_LIST_LIMITS,
 } from './schedulers';
 export type { SchedulerIteration, SchedulerPage, SchedulerRow } from './schedulers';
-export { actOnGroup, GROUP_LIST_LIMITS, GroupNotFoundError, listGroups } from './groups';
-export type { GroupAction, GroupPage } from './groups';
+export {
+  actOnGroup,
+  GROUP_LIST_LIMITS,
+  GroupNotFoundError,
+  listGroups,
+} from './redis/tenant-groups';
+export type { GroupAction, GroupPage } from './redis/tenant-groups';
 // ---- one object holding all of the above, bound to a client (create-admin.ts) ----
 export { createAdmin } from './create-admin';
 export type { Admin, AdminOptions, AdminScanOptions } from './create-admin';
@@ -252,6 +260,11 @@ export {
   repairQueueIntegrityStep,
   repairQueueIntegrityToEnd,
   SAFE_REPAIRS,
-} from './integrity';
-export type { IntegrityOptions, IntegrityQueue, IntegrityReport, Invariant } from './integrity';
-export type { RepairableInvariant, RepairResult, RepairStep } from './integrity';
+} from './redis/integrity';
+export type {
+  IntegrityOptions,
+  IntegrityQueue,
+  IntegrityReport,
+  Invariant,
+} from './redis/integrity';
+export type { RepairableInvariant, RepairResult, RepairStep } from './redis/integrity';

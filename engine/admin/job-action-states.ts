@@ -5,7 +5,7 @@
  * action exactly where the server would accept it. It imports nothing at run time, so a client
  * component can import it without pulling the engine into the browser bundle.
  */
-import type { QueueCountState } from './queues';
+import type { QueueCountState } from './redis/queues';
 
 /** A job's state as read: `unknown` when its id is in no state list. */
 export type JobActionState = QueueCountState | 'unknown';

@@ -5,12 +5,12 @@
  * person can act on (job-action-states.ts), before anything is sent; so is one the script
  * refuses because the job changed between that check and the script.
  */
-import type { RedisClient } from '../connection';
-import type { Job } from '../job';
-import type { JobsOptions } from '../job-options';
-import type { Queue } from '../queue';
+import type { RedisClient } from '../backend/redis/connection';
+import type { Job } from '../job/job';
+import type { JobsOptions } from '../job/options';
+import type { Queue } from '../queue/queue';
 import { queueHandle } from './queue-handle';
-import { acceptedJobOptions } from '../job-options';
+import { acceptedJobOptions } from '../job/options';
 import {
   groupedPriorityRefusal,
   jobActionRefusal,

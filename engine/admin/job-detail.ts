@@ -4,9 +4,9 @@
  * and one page of each kind of child. Values come back as stored; the console's server module
  * redacts them before they leave the server.
  */
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 import type { JobStateReply } from '../backend/queue-operations';
-import { parseJobKey } from '../job-ref';
+import { parseJobKey } from '../job/key';
 import { traceIdOf } from '../telemetry/trace-id';
 import { queueHandle } from './queue-handle';
 

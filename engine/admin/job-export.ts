@@ -3,8 +3,8 @@
  * was exported from. The console writes these as JSON lines or CSV after redacting them
  * (redactExportRecord), like every other view of job text.
  */
-import type { Job } from '../job';
-import type { QueueCountState } from './queues';
+import type { Job } from '../job/job';
+import type { QueueCountState } from './redis/queues';
 import { redactString, redactValue, type RedactionRules } from './redaction';
 
 export interface ExportRecord {

@@ -1,25 +1,25 @@
 /**
- * A walk over a whole state, window by window (job-window.ts: only the field a filter looks at
- * first; window-candidates.ts: the rest, for the jobs that pass), yielding what a filter keeps as
- * it goes: what the console streams to a search page ("searched 240,000 of 1,000,000, 3 found")
- * and to an export. Each window is one short script call; between windows the walk yields, so
- * Redis and the Node process serve others, and a consumer that stops (a closed page, an
- * aborted request) ends the walk at the next window. Within a window, the first look and the
- * matching run in short slices on turns shared by every admin loop of the process
- * (cpu-turns.ts): a window of 500 large jobs is a lot of parsing and redaction.
+ * A walk over a whole state, window by window (redis/job-window.ts: only the field a filter looks
+ * at first; redis/job-window-rest.ts: the rest, for the jobs that pass), yielding what a filter
+ * keeps as it goes: what the console streams to a search page ("searched 240,000 of 1,000,000, 3
+ * found") and to an export. Each window is one short script call; between windows the walk yields,
+ * so Redis and the Node process serve others, and a consumer that stops (a closed page, an aborted
+ * request) ends the walk at the next window. Within a window, the first look and the matching run
+ * in short slices on turns shared by every admin loop of the process (cpu-turns.ts): a window of
+ * 500 large jobs is a lot of parsing and redaction.
  *
  * Offsets from the end a walk started at move when workers change the state meanwhile, so a walk
  * of a busy state may skip or repeat a job: it reports how far it looked, not an exact census.
  */
-import type { RedisClient } from '../connection';
-import { Job } from '../job';
+import type { RedisClient } from '../backend/redis/connection';
+import { Job } from '../job/job';
 import { SHARED_CPU_TURNS, type CpuTurns } from './cpu-turns';
 import { fieldsFor, windowMatcher, type JobFilter, type WindowMatcher } from './job-search';
-import { readJobWindow, type ScanOrder } from './job-window';
+import { readJobWindow, type ScanOrder } from './redis/job-window';
 import { queueHandle } from './queue-handle';
-import type { QueueCountState } from './queues';
+import type { QueueCountState } from './redis/queues';
 import { DEFAULT_REDACTION, type RedactionRules } from './redaction';
-import { completeCandidates, type Candidate, type FieldSet } from './window-candidates';
+import { readRestOfWindow, type PassedJob, type FieldSet } from './redis/job-window-rest';
 
 export const JOB_SCAN_LIMITS = {
   /** Jobs per window: a script call of about a millisecond on 200-byte jobs. */
@@ -69,7 +69,7 @@ const WHOLE_READ_LEAVE = 0.1;
  * What a window reads (`probe`) and what only the jobs that pass the first look read (`rest`):
  * the one field that look needs, or everything when there is no filter (an export of a list).
  */
-export function readPlan(
+function readPlan(
   filter: JobFilter | null,
   withData: boolean,
 ): { probe: FieldSet; rest: FieldSet } {
@@ -116,7 +116,7 @@ export async function* scanJobs(
       ...limits,
       ...plan.probe,
     });
-    const candidates: Candidate[] = [];
+    const candidates: PassedJob[] = [];
     await slice.begin();
     for (const [index, entry] of window.entries.entries()) {
       if (entry.mark === 'read' && matcher.prefilter(entry.fields)) {
@@ -124,7 +124,7 @@ export async function* scanJobs(
       }
       if (slice.spent()) await slice.begin();
     }
-    const completed = await completeCandidates(client, prefix, name, candidates, plan.rest, limits);
+    const completed = await readRestOfWindow(client, prefix, name, candidates, plan.rest, limits);
     const passed = candidates.length / Math.max(1, window.entries.length);
     readWhole = readWhole ? passed > WHOLE_READ_LEAVE : passed > WHOLE_READ_ENTER;
     // A budget that stops the second read ends this step at that job; the next window starts

@@ -18,15 +18,15 @@
  * Offsets into a list that workers change meanwhile may skip or repeat a job; the answer says how
  * far it looked instead of pretending to be exact.
  */
-import type { RedisClient } from '../connection';
-import { Job } from '../job';
+import type { RedisClient } from '../backend/redis/connection';
+import { Job } from '../job/job';
 import { SHARED_CPU_TURNS, type CpuTurns } from './cpu-turns';
 import { JOB_LIST_LIMITS, toJobRow, type JobRow } from './jobs';
-import { readJobWindow, type ScanOrder, type WindowEntry } from './job-window';
+import { readJobWindow, type ScanOrder, type WindowEntry } from './redis/job-window';
 import { queueHandle } from './queue-handle';
 import type { JobFilter, JobSearchMode } from './job-filter';
 import { searchPrefilter, type StoredFields } from './search-prefilter';
-import type { QueueCountState } from './queues';
+import type { QueueCountState } from './redis/queues';
 import {
   DEFAULT_REDACTION,
   isSensitiveKey,
@@ -39,7 +39,7 @@ export type { JobFilter, JobSearchMode } from './job-filter';
 
 export interface JobSearchOptions extends JobFilter {
   state: QueueCountState;
-  /** Which end of the state to start from; newest first unless asked (job-window.ts). */
+  /** Which end of the state to start from; newest first unless asked (redis/job-window.ts). */
   order?: ScanOrder;
   /** Offset to start from (the previous answer's `next`). */
   cursor?: number;
@@ -79,20 +79,8 @@ export interface JobSearchResult {
 
 const PATH_PART = /[^.[\]]+/g;
 
-/** Reads `a.b[0].c` from a value (own properties only); undefined when any step is missing. */
-export function readPath(value: unknown, path: string): unknown {
-  let current = value;
-  for (const part of path.match(PATH_PART) ?? []) {
-    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, part)) {
-      return undefined;
-    }
-    current = (current as Record<string, unknown>)[part];
-  }
-  return current;
-}
-
 /**
- * readPath over the redacted view of `value`, without redacting all of it: a step through a
+ * `a.b[0].c` read from the redacted view of `value`, without redacting all of it: a step through a
  * sensitive key meets "[redacted]" (a string, so any further step finds nothing), and the value
  * reached is redacted itself.
  */

@@ -4,10 +4,10 @@
  * JOB_LIST_LIMITS.maxPageSize jobs. Rows carry job text as stored; the console answers them
  * through its redacted view (redacted-views.ts).
  */
-import { jobKeyKind } from './job-id';
-import type { RedisClient } from '../connection';
-import type { Job } from '../job';
-import type { QueueCountState } from './queues';
+import { jobKeyKind } from './redis/job-id';
+import type { RedisClient } from '../backend/redis/connection';
+import type { Job } from '../job/job';
+import type { QueueCountState } from './redis/queues';
 import { queueHandle } from './queue-handle';
 
 export const JOB_LIST_LIMITS = {
@@ -50,7 +50,7 @@ export interface JobPage {
 }
 
 /** Newest first for finished states (like bullmq's getCompleted), oldest first otherwise. */
-export function ascending(state: QueueCountState): boolean {
+function ascending(state: QueueCountState): boolean {
   return state !== 'completed' && state !== 'failed';
 }
 

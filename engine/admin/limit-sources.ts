@@ -14,7 +14,7 @@
  * worker runs at most its own, and all of them together at most the queue-wide one
  * (lua/includes/isPausedOrMaxed.lua): both hold.
  */
-import type { WorkerHeartbeatRecord } from './worker-heartbeats';
+import type { WorkerHeartbeatRecord } from './redis/worker-heartbeats';
 
 export interface RateLimit {
   max: number;

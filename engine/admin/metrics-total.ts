@@ -4,9 +4,9 @@
  * only by workers started with the `metrics` option); queues that keep none add nothing and are
  * counted apart, so the chart can say how many queues it covers.
  */
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 import { clampMinutes, getQueueMetrics, type MetricsTimeline } from './metrics';
-import type { QueueRef } from './queues';
+import type { QueueRef } from './redis/queues';
 
 export interface TotalThroughput {
   completed: MetricsTimeline;

@@ -8,10 +8,10 @@
  * pushes the delta (attributed to P) and M-P-1 zeros above it, then sets prevTS to now. So the
  * head of the list is the minute before prevTS's minute, and jobs since then are `pending`.
  */
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 import type { Metrics } from '../backend/queue-backend';
 import { queueHandle } from './queue-handle';
-import type { QueueRef } from './queues';
+import type { QueueRef } from './redis/queues';
 
 const MINUTE_MS = 60_000;
 

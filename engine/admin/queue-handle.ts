@@ -7,8 +7,8 @@
  * listener each new Queue adds is removed again: the owner of the shared client (the console's
  * server module) already handles that client's errors.
  */
-import type { RedisClient } from '../connection';
-import { Queue } from '../queue';
+import type { RedisClient } from '../backend/redis/connection';
+import { Queue } from '../queue/queue';
 
 const handles = new WeakMap<RedisClient, Map<string, Queue>>();
 

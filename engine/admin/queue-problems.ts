@@ -1,12 +1,12 @@
 /**
  * What is wrong with a queue, in words: computed from what an overview has already read (counts,
  * meta, the limiter's TTL, the connected workers, the metrics lists, the oldest waiting job's
- * timestamp, and the two bounded reads of problem-signals.ts: recent stalls and OxMQ workers
+ * timestamp, and the two bounded reads of redis/problem-signals.ts: recent stalls and OxMQ workers
  * that stopped beating).
  */
 
 import { HEARTBEAT_INDEX_KEEP_MS } from '../worker/heartbeat';
-import { PROBLEM_SIGNAL_LIMITS } from './problem-signals';
+import { PROBLEM_SIGNAL_LIMITS } from './redis/problem-signals';
 
 export type QueueProblemKind =
   | 'no-worker'
@@ -52,9 +52,12 @@ export interface ProblemInput {
    * finished since the last closed minute; null when the queue keeps no metrics.
    */
   failedMetrics: { newestFirst: readonly number[]; pending: number } | null;
-  /** `stalled` events of the last STALLED_WINDOW_MINUTES (problem-signals.ts); absent: not read. */
+  /**
+   * `stalled` events of the last STALLED_WINDOW_MINUTES (redis/problem-signals.ts); absent: not
+   * read.
+   */
   recentStalls?: { count: number; capped: boolean };
-  /** OxMQ workers that stopped beating recently (problem-signals.ts); absent: not read. */
+  /** OxMQ workers that stopped beating recently (redis/problem-signals.ts); absent: not read. */
   missingWorkers?: number;
 }
 

@@ -4,10 +4,10 @@
  * failure reason, stack traces), a page of log lines, a timeline (failure reasons). The
  * console's server module passes each read through these before a route answers, so no route
  * returns job text as stored. Flow graph nodes are redacted while they are read (their failure
- * reason is redacted whole, then shortened: flow-node-info.ts).
+ * reason is redacted whole, then shortened: redis/flow-node-info.ts).
  */
 import type { JobDetail, JobLogPage } from './job-detail';
-import type { JobTimeline } from './job-timeline';
+import type { JobTimeline } from './redis/job-timeline';
 import type { JobRow } from './jobs';
 import { DEFAULT_REDACTION, redactString, redactValue, type RedactionRules } from './redaction';
 

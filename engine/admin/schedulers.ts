@@ -2,9 +2,9 @@
  * Job schedulers for the console's queue page: a page of schedulers with their pending and
  * previous iteration, and the operator's actions. Everything goes through the engine's Queue
  * and JobScheduler, so an action means what `upsertJobScheduler` / `removeJobScheduler` and
- * OxMQ's pause / resume mean (engine/job-scheduler.ts, docs/redis-keys.md).
+ * OxMQ's pause / resume mean (engine/scheduler/job-scheduler.ts, docs/redis-keys.md).
  */
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 import type { JobStateReply } from '../backend/queue-operations';
 import {
   JobSchedulerNotFoundError,

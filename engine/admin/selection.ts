@@ -2,9 +2,9 @@
  * Actions on a selection of job ids (the queue page's multi-select): at most
  * SELECTION_LIMIT ids per call, each acted on by itself, with a per-id outcome.
  */
-import type { RedisClient } from '../connection';
-import { actOn, type BulkAction } from './bulk';
-import { jobKeyKind } from './job-id';
+import type { RedisClient } from '../backend/redis/connection';
+import { actOn, type BulkAction } from './redis/bulk';
+import { jobKeyKind } from './redis/job-id';
 import { queueHandle } from './queue-handle';
 
 export const SELECTION_LIMIT = 100;

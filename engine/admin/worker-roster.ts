@@ -1,18 +1,18 @@
 /**
  * One row per worker for the console's Workers page: OxMQ workers from their heartbeat records
- * (worker-heartbeats.ts) merged with every connection CLIENT LIST names after a worker of the
- * queue (workers.ts), so an OxMQ worker is one row with its connection, and a bullmq worker (or
- * an OxMQ one with `heartbeatInterval: 0`) is a row of its own with no heartbeat.
+ * (redis/worker-heartbeats.ts) merged with every connection CLIENT LIST names after a worker of the
+ * queue (redis/workers.ts), so an OxMQ worker is one row with its connection, and a bullmq worker
+ * (or an OxMQ one with `heartbeatInterval: 0`) is a row of its own with no heartbeat.
  *
  * Matching: a heartbeat record carries the address Redis sees its worker's named connection
  * come from (`addr`, docs/redis-keys.md), which pins it to one CLIENT LIST entry. When it does
  * not match (NAT, a proxy, an OxMQ worker without that field) a connection with the same worker
  * name is taken instead, the one opened closest to the worker's start.
  */
-import type { RedisClient } from '../connection';
-import type { QueueRef } from './queues';
-import { listWorkerHeartbeats, type WorkerHeartbeatRecord } from './worker-heartbeats';
-import { listWorkers, type ConnectedWorker, type QueueWorkers } from './workers';
+import type { RedisClient } from '../backend/redis/connection';
+import type { QueueRef } from './redis/queues';
+import { listWorkerHeartbeats, type WorkerHeartbeatRecord } from './redis/worker-heartbeats';
+import { listWorkers, type ConnectedWorker, type QueueWorkers } from './redis/workers';
 
 export type WorkerRosterKind =
   /** An OxMQ worker with a live heartbeat record. */

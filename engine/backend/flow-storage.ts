@@ -5,7 +5,7 @@
  * it reads trees back through `readTree`. The Redis implementation is
  * engine/backend/redis/flow-storage.ts.
  */
-import type { JobRef } from '../job-ref';
+import type { JobRef } from '../job/key';
 import type { NewJob, RawJobHash } from './queue-backend';
 import type { QueueRef } from './queue-ref';
 

@@ -4,7 +4,7 @@
  * implementation; its methods are atomic unless documented otherwise. What any implementation
  * must do, with QueueOperations, is the conformance suite (test/conformance/).
  */
-import type { DurableOptions } from '../job-options';
+import type { DurableOptions } from '../job/options';
 
 export type RawJobHash = Record<string, string>;
 

@@ -5,7 +5,7 @@
  * call) and loop on the client, so no single script blocks Redis for long.
  */
 import type { RawJobHash } from './queue-backend';
-import type { DependencyJobJson } from '../dependency-job-json';
+import type { DependencyJobJson } from '../job/dependency-json';
 
 /** Job states as bullmq names them in getJobCounts / getJobs / getState. */
 export type JobState =
@@ -230,8 +230,8 @@ export interface GroupDefaults {
 
 /**
  * Tenant groups (OxMQ only; keys in docs/redis-keys.md, "Groups"). Implemented by
- * RedisGroupOperations (redis/groups.ts). Every setter validates before it writes and wakes idle
- * workers when grouped jobs wait.
+ * RedisGroupOperations (redis/redis-group-operations.ts). Every setter validates before it writes
+ * and wakes idle workers when grouped jobs wait.
  */
 export interface GroupOperations {
   /** undefined removes the group's own cap (the default, if any, applies). */

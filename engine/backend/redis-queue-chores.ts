@@ -6,8 +6,13 @@ import type { RedisClient } from './redis/connection';
  * an empty Redis when a storage has none.
  */
 export interface RedisQueueChores {
-  /** The connection the queue's commands use (bullmq's `client` getters; the Prometheus export). */
+  /** The connection the queue's commands use (bullmq's `client` getters). */
   readonly client: RedisClient;
+  /**
+   * The queue's state in Prometheus text, as bullmq 6.7's Queue.exportPrometheusMetrics writes
+   * it, then OxMQ's `oxmq_queue_*` gauges (engine/admin/redis/prometheus/queue-export.ts).
+   */
+  exportPrometheusMetrics(globalVariables?: Record<string, string>): Promise<string>;
   /** Raw CLIENT LIST records of the connections named as workers of this queue. */
   getWorkerClients(): Promise<Record<string, string>[]>;
   /** Raw CLIENT LIST records of the connections named as QueueEvents of this queue. */

@@ -1,9 +1,9 @@
 /**
- * The storage of one queue's job schedulers, as JobScheduler (engine/job-scheduler.ts) and the
- * admin panels use it. A scheduler is a definition (the stored hash, bullmq's `Q repeat:<id>`
- * layout, docs/redis-keys.md) and a next run; its pending iteration is an ordinary job. The
- * writes are atomic: an iteration is created with its scheduler's bookkeeping or not at all.
- * The Redis implementation is engine/backend/redis/scheduler-store.ts.
+ * The storage of one queue's job schedulers, as JobScheduler (engine/scheduler/job-scheduler.ts)
+ * and the admin panels use it. A scheduler is a definition (the stored hash, bullmq's `Q
+ * repeat:<id>` layout, docs/redis-keys.md) and a next run; its pending iteration is an ordinary
+ * job. The writes are atomic: an iteration is created with its scheduler's bookkeeping or not at
+ * all. The Redis implementation is engine/backend/redis/scheduler-store.ts.
  */
 import { OxmqError } from '../errors';
 import type { SchedulerDefinition } from '../scheduler/repeat-options';

@@ -16,9 +16,6 @@ export const TIMING_BUCKET_BOUNDS_MS: readonly number[] = Array.from(
   (_, i) => STEPS[i % STEPS.length]! * 10 ** Math.floor(i / STEPS.length),
 );
 
-/** Number of buckets, the open-ended one included. */
-export const TIMING_BUCKET_COUNT = TIMING_BUCKET_BOUNDS_MS.length + 1;
-
 /** The bucket of a duration: the first whose bound is at least `ms` (negative counts as 0). */
 export function bucketOf(ms: number): number {
   const bounds = TIMING_BUCKET_BOUNDS_MS;

@@ -9,7 +9,7 @@
  * A field is `<slot start ms>|<series>|<name>`: the minute (or hour) it counts, what it counts,
  * and the job name it counts ('' for the whole queue; for backlog samples, the state).
  */
-import type { QueueKeys } from '../keys';
+import type { QueueKeys } from '../queue/keys';
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;

@@ -1,7 +1,7 @@
 /**
  * Every job option, declared once: its type (JobsOptions is inferred from here), the names
- * OxMQ accepts, the flat spellings it rewrites (job-option-aliases.ts), the names it refuses
- * and why, and the checks with their messages (validateJobOptions in job-options.ts turns the
+ * OxMQ accepts, the flat spellings it rewrites (option-aliases.ts), the names it refuses
+ * and why, and the checks with their messages (validateJobOptions in options.ts turns the
  * first problem into a ValidationError). The console builds its request schema from the same
  * fields (consoleJobOptionsSchema), so a new option is declared here, used where it acts, and
  * documented.
@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import { DEFAULTS } from '../defaults';
-import { GROUP_KEY_PREFIX, GROUP_QUEUE_KEY_NAMES } from '../keys';
+import { GROUP_KEY_PREFIX, GROUP_QUEUE_KEY_NAMES } from '../queue/keys';
 
 const finite = (message: string) =>
   z.number({ error: message }).refine(Number.isFinite, { error: message });
@@ -26,7 +26,7 @@ const positiveInteger = (message: string) =>
 const flag = (name: string) => z.boolean({ error: `${name} must be a boolean` });
 
 /** Why a custom job id is refused, or undefined when bullmq and OxMQ accept it. */
-export function jobIdProblem(jobId: string): string | undefined {
+function jobIdProblem(jobId: string): string | undefined {
   if (jobId.length === 0) return 'jobId must be a non-empty string';
   if (jobId === '0' || jobId.startsWith('0:')) return 'jobId cannot be "0" or start with "0:"';
   if (String(parseInt(jobId, 10)) === jobId) {
@@ -47,7 +47,7 @@ export function jobIdProblem(jobId: string): string | undefined {
 }
 
 /** Longest tenant group id. */
-export const MAX_GROUP_ID_LENGTH = 128;
+const MAX_GROUP_ID_LENGTH = 128;
 const GROUP_ID_PATTERN = /^[A-Za-z0-9_.-]+$/;
 const groupIdMessage = (id: unknown) =>
   `group id must be 1..${MAX_GROUP_ID_LENGTH} characters of [A-Za-z0-9_.-] (got ${JSON.stringify(id)})`;
@@ -206,7 +206,7 @@ export const JOB_OPTION_FIELDS = {
 
 /**
  * Flat spellings accepted on input and rewritten to the fields above before anything is
- * validated or stored (job-option-aliases.ts says how), so a bullmq reader sees its own options.
+ * validated or stored (option-aliases.ts says how), so a bullmq reader sees its own options.
  */
 export const JOB_OPTION_ALIASES = {
   /** Flat spelling of `group: { id }`. */
@@ -283,11 +283,10 @@ export const jobOptionsSchema = z.strictObject(JOB_OPTION_FIELDS).superRefine((o
   }
 });
 
-/** What a producer may pass: the canonical options and their flat spellings. */
-const jobOptionsInput = z.strictObject({ ...JOB_OPTION_FIELDS, ...JOB_OPTION_ALIASES });
-
 /** Options for one job (bullmq's JobsOptions, plus OxMQ's extensions and flat spellings). */
-export type JobsOptions = z.input<typeof jobOptionsInput>;
+export type JobsOptions = z.input<
+  z.ZodObject<typeof JOB_OPTION_FIELDS & typeof JOB_OPTION_ALIASES>
+>;
 export type BackoffOptions = z.input<typeof backoffObject>;
 export type DeduplicationOptions = z.input<typeof deduplicationObject>;
 export type GroupOptions = z.input<typeof groupObject>;
@@ -295,11 +294,6 @@ export type DurableOptions = z.input<typeof durableObject>;
 export type JobTelemetryOptions = z.input<typeof telemetryObject>;
 /** removeOnComplete / removeOnFail: true deletes, a number keeps the newest n, or age/count. */
 export type KeepJobs = z.input<ReturnType<typeof keepJobs>>;
-
-/** The option names OxMQ accepts, flat spellings included. */
-export const ACCEPTED_JOB_OPTIONS: ReadonlySet<string> = new Set(
-  Object.keys(jobOptionsInput.shape),
-);
 
 /**
  * The options the console's "add a job" form may set, checked by the same declarations, with

@@ -3,7 +3,7 @@
  * without a connection of its own. Each method is sent to the parent, which applies it on the
  * real Job and answers once Redis has it, so `await job.updateProgress(50)` means it is written.
  */
-import type { DependencyCounts, DependencyCountsOpts } from '../job-dependencies';
+import type { DependencyCounts, DependencyCountsOpts } from '../job/dependencies';
 import type { SandboxJobFields, SandboxJobMethod } from './protocol';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- bullmq-compatible generic defaults */

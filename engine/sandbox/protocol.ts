@@ -9,7 +9,7 @@
  * run (the processor's AbortSignal fires; the processor decides what to do). The run ends with
  * `completed` or `failed`. A child that crashes says `crashed` (when it still can) and exits.
  */
-import type { JobsOptions } from '../job-options';
+import type { JobsOptions } from '../job/options';
 import type { ParentLinkFields } from '../backend/queue-backend';
 
 /** The job as the child sees it: fields only, no connection. */

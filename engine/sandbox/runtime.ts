@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { ValidationError } from '../errors';
 
 /** tsx's hooks, for children that must load TypeScript. */
-export interface TsxHooks {
+interface TsxHooks {
   /** file: URL of tsx's `--import` loader (ESM and CommonJS hooks), for child processes. */
   loaderUrl: string;
   /** file: URL of tsx's ESM register API, for worker threads (where `--import` does not apply). */

@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ValidationError } from '../errors';
-import type { Job } from '../job';
+import type { Job } from '../job/job';
 import { SandboxAbortedError, SandboxLoadError, type SandboxCrashError } from './errors';
 import type { SandboxJobFields, SandboxJobMethod } from './protocol';
 import { sandboxRuntime } from './runtime';

@@ -76,7 +76,7 @@ function isPositiveInteger(value: unknown): value is number {
 }
 
 /** A Date, ms number or date string as ms; ValidationError if it is no valid instant. */
-export function toMillis(value: unknown, what: string): number {
+function toMillis(value: unknown, what: string): number {
   const ms =
     value instanceof Date
       ? value.getTime()
@@ -88,7 +88,7 @@ export function toMillis(value: unknown, what: string): number {
 }
 
 /** True when `tz` names a time zone this runtime (and so cron-parser's luxon) knows. */
-export function isKnownTimeZone(tz: string): boolean {
+function isKnownTimeZone(tz: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
     return true;

@@ -1,5 +1,5 @@
 /** How getJobScheduler(s) report a scheduler: bullmq's JobSchedulerJson, from the stored hash. */
-import { decodeOptions, type JobsOptions } from '../job-options';
+import { decodeOptions, type JobsOptions } from '../job/options';
 
 /** A scheduler as getJobScheduler(s) report it (bullmq's JobSchedulerJson). */
 export interface JobSchedulerJson<DataType = unknown> {

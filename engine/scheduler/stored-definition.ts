@@ -2,7 +2,7 @@
  * A scheduler's definition read back from `Q repeat:<id>` as upsert arguments: what resume and
  * an edit of the schedule re-upsert, so both go through upsert's own validation and Lua.
  */
-import { decodeOptions, type JobsOptions } from '../job-options';
+import { decodeOptions, type JobsOptions } from '../job/options';
 import type { RepeatOptions } from './repeat-options';
 
 function intField(hash: Record<string, string>, field: string): number | undefined {

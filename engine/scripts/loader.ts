@@ -1,4 +1,4 @@
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 import { OXMQ_VERSION } from '../version';
 import { SCRIPTS } from './registry.generated';
 import type { ScriptDefinition } from './script-definition';

@@ -5381,7 +5381,7 @@ return {1, "pc " .. string.format("%d", pc) .. " -> " .. string.format("%d", cou
       `--[[
   Integrity repair of events-over-cap (docs/integrity.md, "Repairs"): trims the events stream to
   the queue's cap (opts.maxLenEvents of Q meta), with MAXLEN ~ first and exactly when trimming
-  whole stream nodes left it over the tolerance (engine/admin/integrity/events-cap.ts).
+  whole stream nodes left it over the tolerance (engine/admin/redis/integrity/events-cap.ts).
 
   KEYS[1] meta  KEYS[2] events
 
@@ -5786,7 +5786,7 @@ redis.call("ZADD", KEYS[2], ARGV[2], ARGV[1])
 
 -- Each worker's record has its own TTL, so the index is pruned by record, oldest first, bounded;
 -- only entries whose last beat is older than ARGV[6]: until then a dead worker's entry is how
--- the console knows it went missing (engine/admin/problem-signals.ts).
+-- the console knows it went missing (engine/admin/redis/problem-signals.ts).
 local oldest = redis.call("ZRANGEBYSCORE", KEYS[2], "-inf", tonumber(ARGV[2]) - tonumber(ARGV[6]),
   "LIMIT", 0, 20)
 for _, id in ipairs(oldest) do

@@ -3,7 +3,7 @@
  * in lua/ declares (engine/scripts/registry.generated.ts), so a call with a key too many or too
  * few, or a script name that does not exist, fails to compile instead of failing in Redis.
  */
-import type { QueueKeys } from '../keys';
+import type { QueueKeys } from '../queue/keys';
 import { SCRIPTS, type ScriptKeyNames } from './registry.generated';
 
 export type ScriptName = keyof ScriptKeyNames;

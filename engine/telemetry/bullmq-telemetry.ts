@@ -19,7 +19,7 @@ export const TelemetrySpanKind = {
 } as const;
 export type TelemetrySpanKind = (typeof TelemetrySpanKind)[keyof typeof TelemetrySpanKind];
 
-export type TelemetryAttributeValue =
+type TelemetryAttributeValue =
   | string
   | number
   | boolean
@@ -31,7 +31,7 @@ export interface TelemetryAttributes {
   [attribute: string]: TelemetryAttributeValue | undefined;
 }
 
-export interface TelemetryException {
+interface TelemetryException {
   code?: string | number;
   name?: string;
   message?: string;
@@ -60,16 +60,16 @@ export interface TelemetryContextManager<Context = unknown> {
   fromMetadata(activeContext: Context, metadata: string): Context;
 }
 
-export interface TelemetryMetricOptions {
+interface TelemetryMetricOptions {
   description?: string;
   unit?: string;
 }
 
-export interface TelemetryCounter {
+interface TelemetryCounter {
   add(value: number, attributes?: TelemetryAttributes): void;
 }
 
-export interface TelemetryHistogram {
+interface TelemetryHistogram {
   record(value: number, attributes?: TelemetryAttributes): void;
 }
 

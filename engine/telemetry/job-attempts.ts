@@ -4,7 +4,7 @@
  * it records it, and ends the attempt when the job leaves its hands.
  */
 import type { TimingRecorder } from '../history/timing-recorder';
-import type { Job } from '../job';
+import type { Job } from '../job/job';
 import type { JobSpan, JobTracer, SpanAttributes, TraceCarrier } from './job-tracer';
 import { ATTR, MESSAGING_SYSTEM, SPAN_EVENT, spanName, type JobOutcome } from './semconv';
 import type { WorkerMetrics } from './worker-metrics';

@@ -6,7 +6,7 @@
 import { redactString } from '../redaction';
 
 /** Attribute values a span takes (the OpenTelemetry shapes). */
-export type SpanAttributeValue = string | number | boolean | string[] | number[] | boolean[];
+type SpanAttributeValue = string | number | boolean | string[] | number[] | boolean[];
 export type SpanAttributes = Record<string, SpanAttributeValue | undefined>;
 
 /**
@@ -53,7 +53,7 @@ export interface JobTracer {
 }
 
 /** Exception text is capped on spans: a processor may throw a megabyte of message. */
-export const SPAN_TEXT_LIMITS = { message: 1_024, stack: 4_096 } as const;
+const SPAN_TEXT_LIMITS = { message: 1_024, stack: 4_096 } as const;
 
 /**
  * A span's exception text: capped, then redacted (engine/redaction/), since a failure message

@@ -33,7 +33,7 @@ import {
 const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
 
 /** True once an SDK (or any real tracer provider) is registered globally. */
-export function isGlobalTracingEnabled(): boolean {
+function isGlobalTracingEnabled(): boolean {
   const provider = trace.getTracerProvider();
   // A provider from another copy of the API is not our ProxyTracerProvider: assume it traces.
   if (!(provider instanceof ProxyTracerProvider)) return true;
@@ -75,7 +75,7 @@ function traceStateOf(tracestate: string | undefined): TraceState | undefined {
 const VALID_PARENT = '00-00000000000000000000000000000001-0000000000000001-01';
 
 /** The context a job's carrier continues: its traceparent, else bullmq's metadata. */
-export function contextOfCarrier(carrier: TraceCarrier): Context | undefined {
+function contextOfCarrier(carrier: TraceCarrier): Context | undefined {
   const spanContext = spanContextOf(carrier);
   if (spanContext) return trace.setSpanContext(ROOT_CONTEXT, spanContext);
   if (!carrier.metadata) return undefined;

@@ -4,7 +4,7 @@
  * `telemetry.metadata`), else under the caller's active span, so a job added inside a processor
  * or a request handler continues that trace.
  */
-import type { JobsOptions } from '../job-options';
+import type { JobsOptions } from '../job/options';
 import type { JobSpan, JobTracer, SpanAttributes, StartSpanOptions } from './job-tracer';
 import { ATTR, MESSAGING_SYSTEM } from './semconv';
 

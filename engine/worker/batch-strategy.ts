@@ -1,14 +1,14 @@
 /**
  * The BatchWorker's slot strategy (slot-strategy.ts): a slot runs one batch (up to batchSize
  * jobs within maxBatchBytes), and the call that completes it fetches the next. Every job keeps
- * its own lock, flight, events and failure handling (job-outcomes.ts).
+ * its own lock, running-job record, events and failure handling (job-outcomes.ts).
  */
 import type { BatchFetchRequest, BatchFetchResult } from '../backend/queue-backend';
-import { Job, processingSignals } from '../job';
-import { keepRule } from '../keep-jobs';
+import { Job, processingSignals } from '../job/job';
+import { keepRule } from '../job/keep-jobs';
 import type { JobSpan } from '../telemetry/job-tracer';
 import type { CancelRequest } from './heartbeat-keys';
-import type { Flight } from './in-flight';
+import type { RunningJob } from './running-jobs';
 import type { JobOutcomes } from './job-outcomes';
 import type { BatchProcessor } from './processor';
 import type { SlotContext } from './slot-context';
@@ -85,9 +85,9 @@ export class BatchStrategy<
     }
     if (jobs.length === 0) return undefined;
 
-    const flights = jobs.map((job) => {
+    const runningJobs = jobs.map((job) => {
       ctx.lockRenewer.track(job.id, token);
-      return ctx.inFlight.start(job.id, token);
+      return ctx.runningJobs.start(job.id, token);
     });
     // job.signal of a batch's jobs: the signal the batch processor gets (the worker's).
     const batchSignal = () => ctx.abortSignal;
@@ -105,10 +105,11 @@ export class BatchStrategy<
         }
       } catch (error) {
         const owned = jobs.flatMap((job, index) => {
-          const flight = flights[index]!;
-          return outcomes.isGivenUp(flight, error) ? [] : [{ job, cancel: flight.cancel }];
+          const runningJob = runningJobs[index]!;
+          return outcomes.isGivenUp(runningJob, error) ? [] : [{ job, cancel: runningJob.cancel }];
         });
-        for (const flight of flights) if (flight.phase === 'running') flight.phase = 'finishing';
+        for (const runningJob of runningJobs)
+          if (runningJob.phase === 'running') runningJob.phase = 'finishing';
         await Promise.all(
           owned.map(({ job, cancel }) =>
             cancel
@@ -118,9 +119,9 @@ export class BatchStrategy<
         );
         return undefined;
       }
-      return await this.finish(jobs, flights, results, token);
+      return await this.finish(jobs, runningJobs, results, token);
     } finally {
-      for (const flight of flights) ctx.endFlight(flight);
+      for (const runningJob of runningJobs) ctx.endRunning(runningJob);
       for (const job of jobs) processingSignals.delete(job);
     }
   }
@@ -128,7 +129,7 @@ export class BatchStrategy<
   /** Completes the successes in one call (fetching the next batch), then fails the failures. */
   private async finish(
     jobs: Job<DataType, ReturnType, NameType>[],
-    flights: Flight[],
+    runningJobs: RunningJob[],
     results: (ReturnType | Error)[],
     token: string,
   ): Promise<FetchedBatch | undefined> {
@@ -146,19 +147,19 @@ export class BatchStrategy<
       cancel: CancelRequest;
     }[] = [];
     for (const [index, job] of jobs.entries()) {
-      const flight = flights[index]!;
-      if (outcomes.isGivenUp(flight)) continue;
-      flight.phase = 'finishing';
+      const runningJob = runningJobs[index]!;
+      if (outcomes.isGivenUp(runningJob)) continue;
+      runningJob.phase = 'finishing';
       const result = results[index]!;
       if (result instanceof Error) {
         // A job a cancel request reached fails as cancelled.
-        if (flight.cancel) cancelled.push({ job, error: result, cancel: flight.cancel });
+        if (runningJob.cancel) cancelled.push({ job, error: result, cancel: runningJob.cancel });
         else failing.push({ job, error: result });
         continue;
       }
       const serialised = outcomes.serialise(result);
       if ('error' in serialised) failing.push({ job, error: serialised.error });
-      else completing.push({ job, result, value: serialised.value, cancel: flight.cancel });
+      else completing.push({ job, result, value: serialised.value, cancel: runningJob.cancel });
     }
 
     const nextToken = ctx.nextToken();

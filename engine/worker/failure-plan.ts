@@ -1,7 +1,7 @@
-import { computeBackoffDelay, type BackoffStrategy } from '../backoff';
-import type { FinishingJob } from '../finishing-job';
-import { appendStacktrace, capFailedReason } from '../job-stacktrace';
-import { normalizeBackoff } from '../job-options';
+import { computeBackoffDelay, type BackoffStrategy } from '../job/backoff';
+import type { FinishableJob } from '../job/finishable-job';
+import { appendStacktrace, capFailedReason } from '../job/stacktrace';
+import { normalizeBackoff } from '../job/options';
 
 /** What a failed attempt leads to, decided before anything is written. */
 export interface FailurePlan {
@@ -20,7 +20,7 @@ export interface FailurePlan {
  * The delay comes from the job's backoff; a strategy that throws fails the job with its message.
  */
 export async function planFailure(
-  job: FinishingJob,
+  job: FinishableJob,
   error: Error,
   strategy: BackoffStrategy | undefined,
 ): Promise<FailurePlan> {

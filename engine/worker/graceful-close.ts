@@ -7,7 +7,7 @@
 import type { QueueBackend } from '../backend/queue-backend';
 import type { LockRenewer } from '../maintenance/lock-renewer';
 import { Deadline } from './deadline';
-import type { Flight, InFlightJobs } from './in-flight';
+import type { RunningJob, RunningJobs } from './running-jobs';
 
 /** What closeGracefully did with the jobs that were running. */
 export interface GracefulCloseReport {
@@ -30,7 +30,7 @@ export interface GracefulCloseDeps {
   backend: QueueBackend;
   /** Resolves once storage cannot be reached: every wait on it ends (calls would never return). */
   lost(): Promise<void>;
-  inFlight: InFlightJobs;
+  runningJobs: RunningJobs;
   lockRenewer: LockRenewer;
   /** The worker's signal: aborted at the deadline (processors see it, sandbox children die). */
   abort: AbortController;
@@ -104,12 +104,14 @@ export class GracefulClose {
    * being written are let finish. Then closing stops waiting for jobs.
    */
   private async giveBackRunningJobs(): Promise<void> {
-    const { inFlight, abort, lost } = this.deps;
+    const { runningJobs, abort, lost } = this.deps;
     // Marked before the signal fires, so a processor rejecting on abort is not failed for it.
-    const moves = inFlight.inPhase('running').map((flight) => this.giveBack(flight));
+    const moves = runningJobs.inPhase('running').map((runningJob) => this.giveBack(runningJob));
     // In-process processors see the signal; sandboxed ones have their child killed.
     abort.abort();
-    const finishing = inFlight.inPhase('finishing').map((flight) => inFlight.whenDone(flight));
+    const finishing = runningJobs
+      .inPhase('finishing')
+      .map((runningJob) => runningJobs.whenDone(runningJob));
     // With Redis down these calls never return: give up on them rather than hang.
     await Promise.race([Promise.all([...moves, ...finishing]), lost()]);
     this.stopWaiting.resolve();
@@ -120,11 +122,11 @@ export class GracefulClose {
    * attempt counted), the path the rate limiter uses; whatever its processor does next is
    * ignored. A refusal (the lock was lost meanwhile) is reported as an error.
    */
-  giveBack(flight: Flight): Promise<void> {
-    flight.phase = 'returned';
-    this.deps.lockRenewer.untrack(flight.jobId);
-    return this.deps.backend.moveActiveJobToWait(flight.jobId, flight.token).then(
-      () => void this.run?.returnedToWait.push(flight.jobId),
+  giveBack(runningJob: RunningJob): Promise<void> {
+    runningJob.phase = 'returned';
+    this.deps.lockRenewer.untrack(runningJob.jobId);
+    return this.deps.backend.moveActiveJobToWait(runningJob.jobId, runningJob.token).then(
+      () => void this.run?.returnedToWait.push(runningJob.jobId),
       (error: unknown) => this.deps.emitError(error),
     );
   }

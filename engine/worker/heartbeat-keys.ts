@@ -3,7 +3,7 @@
  * `oxmq:` namespace bullmq never reads, writes or deletes (see docs/redis-keys.md).
  */
 import type { CancelRequest } from '../backend/worker-registry';
-import type { QueueKeys } from '../keys';
+import type { QueueKeys } from '../queue/keys';
 
 /** Sorted set of the workers of a queue, scored by their last heartbeat (ms). */
 export function workersIndexKey(keys: QueueKeys): string {

@@ -14,7 +14,7 @@ import type { CancelRequest, WorkerCommand } from './heartbeat-keys';
 /** Most job ids one record lists (the count of jobs in flight is always exact). */
 export const HEARTBEAT_MAX_LISTED_JOBS = 100;
 /** A record lives this many intervals without a beat. */
-export const HEARTBEAT_TTL_INTERVALS = 3;
+const HEARTBEAT_TTL_INTERVALS = 3;
 /**
  * How long the index keeps the entry of a worker that stopped beating without closing (killed,
  * its machine gone), after its last beat: the window in which a console reports it missing.
@@ -22,7 +22,7 @@ export const HEARTBEAT_TTL_INTERVALS = 3;
 export const HEARTBEAT_INDEX_KEEP_MS = 15 * 60_000;
 
 /** What the worker is doing now, read at each beat. */
-export interface HeartbeatSnapshot {
+interface HeartbeatSnapshot {
   concurrency: number;
   /** Ids of the jobs in flight, at most HEARTBEAT_MAX_LISTED_JOBS. */
   jobIds: string[];

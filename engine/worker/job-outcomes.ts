@@ -11,13 +11,13 @@ import {
   UnrecoverableError,
 } from '../errors';
 import type { CancelOutcome } from '../backend/queue-backend';
-import { movedByProcessor, type Job } from '../job';
-import { keepRule } from '../keep-jobs';
+import { movedByProcessor, type Job } from '../job/job';
+import { keepRule } from '../job/keep-jobs';
 import { SandboxAbortedError } from '../sandbox/errors';
 import { ATTR, SPAN_EVENT } from '../telemetry/semconv';
 import { planFailure } from './failure-plan';
 import type { CancelRequest } from './heartbeat-keys';
-import type { Flight } from './in-flight';
+import type { RunningJob } from './running-jobs';
 import { classifyThrown, unmovedSignalError } from './processor-signals';
 import type { SlotContext } from './slot-context';
 
@@ -52,8 +52,8 @@ export class JobOutcomes<DataType, ReturnType, NameType extends string> {
    * to wait (a late result would only fail on the released lock), or close(true) killed its
    * sandbox child (the job stays active for the stalled checker, as with in-process jobs).
    */
-  isGivenUp(flight: Flight, error?: unknown): boolean {
-    if (flight.phase === 'returned') return true;
+  isGivenUp(runningJob: RunningJob, error?: unknown): boolean {
+    if (runningJob.phase === 'returned') return true;
     return error instanceof SandboxAbortedError && this.ctx.abortSignal.aborted;
   }
 

@@ -15,7 +15,7 @@ export interface WakeChannel {
  * How long the slot loop sleeps with its slots busy before the wake channel gets a wait of its
  * own: a job shorter than this costs no extra call, a longer one is reachable within it.
  */
-export const WATCH_AFTER_MS = 200;
+const WATCH_AFTER_MS = 200;
 
 type BlockOutcome = number | 'wake' | 'timeout' | 'interrupted' | 'lost';
 

@@ -6,7 +6,7 @@
  */
 import { ValidationError } from '../errors';
 import { resolveProcessorFile, SandboxedProcessor } from '../sandbox/sandboxed-processor';
-import type { WorkerOptions } from '../worker-options';
+import type { WorkerOptions } from './options';
 import type { Processor } from './processor';
 
 export interface ProcessorSource<DataType, ReturnType, NameType extends string> {

@@ -1,4 +1,4 @@
-import type { Job } from '../job';
+import type { Job } from '../job/job';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- bullmq-compatible generic defaults */
 /** A Worker's processor: runs one job, resolves with its return value. */

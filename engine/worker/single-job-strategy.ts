@@ -5,10 +5,10 @@
  */
 import type { FetchResult, RawJobHash } from '../backend/queue-backend';
 import { DEFAULTS } from '../defaults';
-import { Job } from '../job';
-import { keepRule } from '../keep-jobs';
+import { Job } from '../job/job';
+import { keepRule } from '../job/keep-jobs';
 import type { CompletionResult } from './completion-batcher';
-import { signalReason, type Flight, type FlightSignals } from './in-flight';
+import { signalReason, type RunningJob, type RunningJobSignals } from './running-jobs';
 import type { JobOutcomes } from './job-outcomes';
 import type { Processor } from './processor';
 import type { SlotContext } from './slot-context';
@@ -26,7 +26,7 @@ function fetchedJob(job: { jobId: string; hash: RawJobHash }, token: string): Fe
 }
 
 export class SingleJobStrategy<DataType, ReturnType, NameType extends string>
-  implements SlotStrategy<FetchedJob>, FlightSignals
+  implements SlotStrategy<FetchedJob>, RunningJobSignals
 {
   constructor(
     private readonly ctx: SlotContext,
@@ -69,7 +69,7 @@ export class SingleJobStrategy<DataType, ReturnType, NameType extends string>
    */
   start(fetched: FetchedJob, slot: SlotEnd<FetchedJob>): void {
     let job: Job<DataType, ReturnType, NameType> | undefined;
-    let flight: Flight | undefined;
+    let runningJob: RunningJob | undefined;
     try {
       job = this.jobOf(fetched);
       const refusal = this.outcomes.refusalOf(job);
@@ -77,17 +77,17 @@ export class SingleJobStrategy<DataType, ReturnType, NameType extends string>
         this.refuse(job, refusal).then(slot.next, slot.failed);
         return;
       }
-      flight = this.startFlight(job);
+      runningJob = this.startRunning(job);
       if (this.ctx.gracefulDeadlinePassed()) {
         // Fetched by a completion sent before closeGracefully, arriving after its deadline.
-        this.giveBackLate(job, flight).then(slot.next, slot.failed);
+        this.giveBackLate(job, runningJob).then(slot.next, slot.failed);
         return;
       }
       const announced = this.outcomes.announceActive(job);
-      if (announced) this.processAfter(announced, job, flight, slot);
-      else this.process(job, flight, slot);
+      if (announced) this.processAfter(announced, job, runningJob, slot);
+      else this.process(job, runningJob, slot);
     } catch (error) {
-      if (job) this.release(job, flight);
+      if (job) this.release(job, runningJob);
       slot.failed(error);
     }
   }
@@ -108,22 +108,25 @@ export class SingleJobStrategy<DataType, ReturnType, NameType extends string>
   }
 
   /** The job runs here from now: its lock is renewed, it is in flight, it has its signal. */
-  private startFlight(job: Job<DataType, ReturnType, NameType>): Flight {
+  private startRunning(job: Job<DataType, ReturnType, NameType>): RunningJob {
     const { ctx } = this;
     const token = job.token!;
     ctx.lockRenewer.track(job.id, token);
-    const flight = ctx.inFlight.start(job.id, token, this);
+    const runningJob = ctx.runningJobs.start(job.id, token, this);
     // bullmq's rule: a per-job AbortSignal (cancelJob) for a processor that takes one.
     if (this.processorTakesSignal && !ctx.abortSignal.aborted) {
-      flight.controller = new AbortController();
+      runningJob.controller = new AbortController();
     }
     // job.signal finds it through the worker's RUNNING_JOB_SIGNAL (worker-base.ts).
-    return flight;
+    return runningJob;
   }
 
-  /** The worker is done with the job: no more lock renewal, flight (nor signal) or attempt. */
-  private release(job: Job<DataType, ReturnType, NameType>, flight?: Flight): void {
-    if (flight) this.ctx.endFlight(flight);
+  /**
+   * The worker is done with the job: no more lock renewal, running-job record (nor signal) or
+   * attempt.
+   */
+  private release(job: Job<DataType, ReturnType, NameType>, runningJob?: RunningJob): void {
+    if (runningJob) this.ctx.endRunning(runningJob);
     this.ctx.attempts.end(job);
   }
 
@@ -141,13 +144,13 @@ export class SingleJobStrategy<DataType, ReturnType, NameType extends string>
 
   private async giveBackLate(
     job: Job<DataType, ReturnType, NameType>,
-    flight: Flight,
+    runningJob: RunningJob,
   ): Promise<undefined> {
     try {
-      await this.ctx.giveBack(flight);
+      await this.ctx.giveBack(runningJob);
       return undefined;
     } finally {
-      this.release(job, flight);
+      this.release(job, runningJob);
     }
   }
 
@@ -155,13 +158,13 @@ export class SingleJobStrategy<DataType, ReturnType, NameType extends string>
   private processAfter(
     announced: Promise<void>,
     job: Job<DataType, ReturnType, NameType>,
-    flight: Flight,
+    runningJob: RunningJob,
     slot: SlotEnd<FetchedJob>,
   ): void {
     announced.then(
-      () => this.process(job, flight, slot),
+      () => this.process(job, runningJob, slot),
       (error: unknown) => {
-        this.release(job, flight);
+        this.release(job, runningJob);
         slot.failed(error);
       },
     );
@@ -170,59 +173,60 @@ export class SingleJobStrategy<DataType, ReturnType, NameType extends string>
   /** Calls the processor; its outcome is recorded once its promise settles. */
   private process(
     job: Job<DataType, ReturnType, NameType>,
-    flight: Flight,
+    runningJob: RunningJob,
     slot: SlotEnd<FetchedJob>,
   ): void {
     let running: Promise<ReturnType>;
     try {
-      running = Promise.resolve(this.callProcessor(job, flight));
+      running = Promise.resolve(this.callProcessor(job, runningJob));
     } catch (error) {
       running = Promise.reject(error);
     }
     running.then(
-      (result) => void this.succeeded(job, flight, result).then(slot.next, slot.failed),
-      (error: unknown) => void this.failed(job, flight, error).then(slot.next, slot.failed),
+      (result) => void this.succeeded(job, runningJob, result).then(slot.next, slot.failed),
+      (error: unknown) => void this.failed(job, runningJob, error).then(slot.next, slot.failed),
     );
   }
 
   private async succeeded(
     job: Job<DataType, ReturnType, NameType>,
-    flight: Flight,
+    runningJob: RunningJob,
     result: ReturnType,
   ): Promise<FetchedJob | undefined> {
     try {
-      if (this.outcomes.isGivenUp(flight)) return undefined;
-      flight.phase = 'finishing';
-      return await this.complete(job, job.token!, result, flight);
+      if (this.outcomes.isGivenUp(runningJob)) return undefined;
+      runningJob.phase = 'finishing';
+      return await this.complete(job, job.token!, result, runningJob);
     } finally {
-      this.release(job, flight);
+      this.release(job, runningJob);
     }
   }
 
   private async failed(
     job: Job<DataType, ReturnType, NameType>,
-    flight: Flight,
+    runningJob: RunningJob,
     error: unknown,
   ): Promise<undefined> {
     try {
-      if (this.outcomes.isGivenUp(flight, error)) return undefined;
-      flight.phase = 'finishing';
-      if (flight.cancel) await this.outcomes.failCancelled(job, job.token!, flight.cancel, error);
+      if (this.outcomes.isGivenUp(runningJob, error)) return undefined;
+      runningJob.phase = 'finishing';
+      if (runningJob.cancel)
+        await this.outcomes.failCancelled(job, job.token!, runningJob.cancel, error);
       else await this.outcomes.handleProcessorError(job, job.token!, error);
       return undefined;
     } finally {
-      this.release(job, flight);
+      this.release(job, runningJob);
     }
   }
 
   /** The processor's promise, inside the attempt's span when tracing (no closure otherwise). */
   private callProcessor(
     job: Job<DataType, ReturnType, NameType>,
-    flight: Flight,
+    runningJob: RunningJob,
   ): ReturnType | Promise<ReturnType> {
     const { processor } = this;
     const token = job.token!;
-    const signal = this.processorSignal(flight);
+    const signal = this.processorSignal(runningJob);
     const span = this.ctx.attempts.of(job)?.span;
     return span ? span.run(() => processor(job, token, signal)) : processor(job, token, signal);
   }
@@ -231,31 +235,31 @@ export class SingleJobStrategy<DataType, ReturnType, NameType extends string>
    * The signal a job's processor gets: its own (made in begin(); worker.cancelJob aborts it, and
    * so does the worker's) when the processor takes one, else the worker's alone.
    */
-  private processorSignal(flight: Flight): AbortSignal {
-    return this.processorTakesSignal && flight.controller
-      ? flight.controller.signal
+  private processorSignal(runningJob: RunningJob): AbortSignal {
+    return this.processorTakesSignal && runningJob.controller
+      ? runningJob.controller.signal
       : this.ctx.abortSignal;
   }
 
   /**
-   * `job.signal` (FlightSignals): the signal the processor got when it takes one; otherwise one
+   * `job.signal` (RunningJobSignals): the signal the processor got when it takes one; otherwise one
    * made on first use, so a processor of one parameter that watches job.signal is cancellable
    * too, while one that never reads it costs no AbortController per job.
    */
-  signalOf(flight: Flight): AbortSignal {
-    if (flight.controller) return flight.controller.signal;
+  signalOf(runningJob: RunningJob): AbortSignal {
+    if (runningJob.controller) return runningJob.controller.signal;
     if (this.processorTakesSignal || this.ctx.abortSignal.aborted) return this.ctx.abortSignal;
-    flight.controller = new AbortController();
+    runningJob.controller = new AbortController();
     // A cancel request that came before the processor first looked.
-    if (flight.cancel) flight.controller.abort(signalReason(flight.cancel.reason));
-    return flight.controller.signal;
+    if (runningJob.cancel) runningJob.controller.abort(signalReason(runningJob.cancel.reason));
+    return runningJob.controller.signal;
   }
 
   private async complete(
     job: Job<DataType, ReturnType, NameType>,
     token: string,
     result: ReturnType,
-    flight: Flight,
+    runningJob: RunningJob,
   ): Promise<FetchedJob | undefined> {
     const { ctx, outcomes } = this;
     const serialised = outcomes.serialise(result);
@@ -286,7 +290,7 @@ export class SingleJobStrategy<DataType, ReturnType, NameType extends string>
       if (failure) await outcomes.failJob(job, token, failure);
     } else {
       outcomes.completed(job, result);
-      if (flight.cancel) await outcomes.cancelIgnored(job);
+      if (runningJob.cancel) await outcomes.cancelIgnored(job);
     }
     // A next job fetched along with a refused completion is still this worker's to run.
     return this.acceptNext(next, next?.token ?? nextToken);

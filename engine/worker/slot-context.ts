@@ -5,14 +5,14 @@
  */
 import type { FetchIdentity } from '../backend/queue-backend';
 import type { QueueBackend } from '../backend/queue-backend';
-import type { JobScope } from '../job-scope';
-import type { JobScheduler } from '../job-scheduler';
-import type { QueueKeys } from '../keys';
+import type { JobScope } from '../job/scope';
+import type { JobScheduler } from '../scheduler/job-scheduler';
+import type { QueueKeys } from '../queue/keys';
 import type { LockRenewer } from '../maintenance/lock-renewer';
 import type { JobAttempts } from '../telemetry/job-attempts';
-import type { WorkerOptions } from '../worker-options';
+import type { WorkerOptions } from './options';
 import type { CompletionBatcher } from './completion-batcher';
-import type { Flight, InFlightJobs } from './in-flight';
+import type { RunningJob, RunningJobs } from './running-jobs';
 import type { RateLimitGate } from './rate-limit-gate';
 
 export interface SlotContext {
@@ -24,7 +24,7 @@ export interface SlotContext {
   /** Spans and metrics of the attempts the worker runs (engine/telemetry/). */
   readonly attempts: JobAttempts;
   readonly lockRenewer: LockRenewer;
-  readonly inFlight: InFlightJobs;
+  readonly runningJobs: RunningJobs;
   readonly scheduler: JobScheduler;
   readonly rateLimit: RateLimitGate;
   readonly completions: CompletionBatcher;
@@ -39,7 +39,10 @@ export interface SlotContext {
   /** True once closeGracefully's deadline has passed. */
   gracefulDeadlinePassed(): boolean;
   /** Puts a running job back to wait (closeGracefully's deadline); see worker-base.ts. */
-  giveBack(flight: Flight): Promise<void>;
-  /** The worker is done with a flight: its lock is no longer renewed, closeGracefully counts it. */
-  endFlight(flight: Flight): void;
+  giveBack(runningJob: RunningJob): Promise<void>;
+  /**
+   * The worker is done with a running job: its lock is no longer renewed, closeGracefully counts
+   * it.
+   */
+  endRunning(runningJob: RunningJob): void;
 }

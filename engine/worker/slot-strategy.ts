@@ -7,7 +7,7 @@
 import type { FetchResult } from '../backend/queue-backend';
 
 /** Why a fetch found nothing: rate limited, or when the next delayed job is due. */
-export type NoWork = Extract<FetchResult, { kind: 'none' }>;
+type NoWork = Extract<FetchResult, { kind: 'none' }>;
 
 /** What a fetch found: work for one slot each, or why there is none. */
 export type SlotFetch<Work> = { kind: 'work'; works: Work[] } | NoWork;

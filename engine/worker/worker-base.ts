@@ -1,13 +1,13 @@
 /**
- * What a Worker (engine/worker.ts) and a BatchWorker (engine/batch-worker.ts) share: the
- * connections, the public API both expose (events, run, pause / resume, close, closeGracefully,
+ * What a Worker (engine/worker/worker.ts) and a BatchWorker (engine/worker/batch-worker.ts) share:
+ * the connections, the public API both expose (events, run, pause / resume, close, closeGracefully,
  * concurrency, cancellation, manual processing), the background services behind one lifecycle
- * (worker-services.ts) and the slot loop (slot-loop.ts), which runs the strategy the subclass
- * gives it: single jobs or batches.
+ * (worker-services.ts) and the slot loop (slot-loop.ts), which runs the strategy the subclass gives
+ * it: single jobs or batches.
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { RedisClient } from '../connection';
+import type { RedisClient } from '../backend/redis/connection';
 import { defaultStorage } from '../backend/default-storage';
 import type { FetchIdentity } from '../backend/queue-backend';
 import type { QueueBackend } from '../backend/queue-backend';
@@ -18,17 +18,17 @@ import type { RedisQueueChores } from '../backend/redis-queue-chores';
 import type { StorageConnection } from '../backend/storage';
 import { DEFAULTS } from '../defaults';
 import { ClosedError, RateLimitError, ValidationError } from '../errors';
-import { Job } from '../job';
-import { RUNNING_JOB_SIGNAL, type JobFinishingContext } from '../job-scope';
-import { JobScheduler } from '../job-scheduler';
-import { hashTaggedName } from '../cluster-slots';
-import { QueueKeys } from '../keys';
+import { Job } from '../job/job';
+import { RUNNING_JOB_SIGNAL, type JobFinishingContext } from '../job/scope';
+import { JobScheduler } from '../scheduler/job-scheduler';
+import { hashTaggedName } from '../queue/hash-tags';
+import { QueueKeys } from '../queue/keys';
 import { LockRenewer } from '../maintenance/lock-renewer';
 import { StalledChecker } from '../maintenance/stalled-checker';
 import { carrierOfJob, JobAttempts } from '../telemetry/job-attempts';
 import { tracerFor } from '../telemetry/tracing';
 import { WorkerMetrics } from '../telemetry/worker-metrics';
-import type { WorkerOptions } from '../worker-options';
+import type { WorkerOptions } from './options';
 import { abortableDelay } from './abortable-delay';
 import {
   completionsService,
@@ -45,7 +45,7 @@ import { HEARTBEAT_MAX_LISTED_JOBS, WorkerHeartbeat } from './heartbeat';
 import { DEFAULT_HISTORY_RETENTION } from '../history/history-keys';
 import { TimingRecorder } from '../history/timing-recorder';
 import type { CancelRequest } from './heartbeat-keys';
-import { InFlightJobs } from './in-flight';
+import { RunningJobs } from './running-jobs';
 import { JobOutcomes } from './job-outcomes';
 import { MarkerWaiter } from './marker-waiter';
 import { fetchForManualProcessing } from './next-job';
@@ -94,17 +94,17 @@ export abstract class WorkerBase<
   private readonly scheduler: JobScheduler;
   /** close(true) and closeGracefully's deadline abort it; each job's signal follows it. */
   protected readonly abort = new AbortController();
-  private readonly inFlight = new InFlightJobs();
+  private readonly runningJobs = new RunningJobs();
   /**
-   * JobScope's lookup of `job.signal` for a job this worker runs one at a time: its flight's,
-   * while the flight is the one of the job's own fetch (same token).
+   * JobScope's lookup of `job.signal` for a job this worker runs one at a time: its running-job
+   * record's, while that record is the one of the job's own fetch (same token).
    */
   readonly [RUNNING_JOB_SIGNAL] = (
     jobId: string,
     token: string | undefined,
   ): AbortSignal | undefined => {
-    const flight = this.inFlight.get(jobId);
-    return flight && flight.token === token ? flight.jobSignal() : undefined;
+    const runningJob = this.runningJobs.get(jobId);
+    return runningJob && runningJob.token === token ? runningJob.jobSignal() : undefined;
   };
   /** How long closing waits for running jobs; closeGracefully's deadline and report. */
   private readonly graceful: GracefulClose;
@@ -113,7 +113,7 @@ export abstract class WorkerBase<
   private closing?: Promise<void>;
   private finished?: Promise<void>;
   private paused = false;
-  /** Quieted through Redis (engine/admin/worker-heartbeats.ts): no new jobs until resumed. */
+  /** Quieted through Redis (engine/admin/redis/worker-heartbeats.ts): no new jobs until resumed. */
   private quiet = false;
   /** Set first thing in close(), before any await, so every loop sees it at once. */
   private stopping = false;
@@ -210,7 +210,7 @@ export abstract class WorkerBase<
     this.graceful = new GracefulClose({
       backend: this.backend,
       lost: () => this.connection.lost(),
-      inFlight: this.inFlight,
+      runningJobs: this.runningJobs,
       lockRenewer: this.lockRenewer,
       abort: this.abort,
       emitError: (error) => this.emitError(error),
@@ -222,7 +222,7 @@ export abstract class WorkerBase<
     this.registerServices(completions);
 
     // Cancelling the worker's signal (close(true), closeGracefully's deadline) cancels each job's.
-    this.abort.signal.addEventListener('abort', () => this.inFlight.cancelAll(), { once: true });
+    this.abort.signal.addEventListener('abort', () => this.runningJobs.cancelAll(), { once: true });
     // Like bullmq: 'ready' once both connections are, whether or not the worker runs.
     this.waitUntilReady().then(
       () => this.emit('ready'),
@@ -238,7 +238,7 @@ export abstract class WorkerBase<
       opts: this.opts,
       attempts: this.attempts,
       lockRenewer: this.lockRenewer,
-      inFlight: this.inFlight,
+      runningJobs: this.runningJobs,
       scheduler: this.scheduler,
       rateLimit: this.rateLimitGate,
       completions,
@@ -249,13 +249,13 @@ export abstract class WorkerBase<
       identity: (token) => this.identity(token),
       fetchNextIdentity: (token) => this.fetchNextIdentity(token),
       gracefulDeadlinePassed: () => this.graceful.deadlinePassed(),
-      giveBack: (flight) => this.graceful.giveBack(flight),
-      endFlight: (flight) => {
-        if (flight.phase !== 'returned') {
-          this.lockRenewer.untrack(flight.jobId);
+      giveBack: (runningJob) => this.graceful.giveBack(runningJob),
+      endRunning: (runningJob) => {
+        if (runningJob.phase !== 'returned') {
+          this.lockRenewer.untrack(runningJob.jobId);
           this.graceful.jobFinished();
         }
-        this.inFlight.end(flight);
+        this.runningJobs.end(runningJob);
       },
     };
   }
@@ -327,8 +327,8 @@ export abstract class WorkerBase<
       {
         snapshot: () => ({
           concurrency: this.concurrency,
-          jobIds: this.inFlight.ids(HEARTBEAT_MAX_LISTED_JOBS),
-          active: this.inFlight.size,
+          jobIds: this.runningJobs.ids(HEARTBEAT_MAX_LISTED_JOBS),
+          active: this.runningJobs.size,
           quiet: this.quiet,
           paused: this.paused,
           canForceStop: this.forceStop !== undefined,
@@ -342,7 +342,7 @@ export abstract class WorkerBase<
     this.markerWaiter.useWake({
       workerId: this.id,
       onWake: () => heartbeat.beatNow(),
-      hasJobs: () => this.inFlight.size > 0,
+      hasJobs: () => this.runningJobs.size > 0,
     });
     this.on('completed', () => (heartbeat.completed += 1));
     this.on('failed', () => (heartbeat.failed += 1));
@@ -620,8 +620,8 @@ export abstract class WorkerBase<
    * processor gives up; `force` also kills the job's sandbox child.
    */
   private cancelFromRedis(jobId: string, request: CancelRequest): void {
-    const flight = this.inFlight.requestCancel(jobId, request);
-    if (flight && request.force) this.forceStop?.(jobId);
+    const runningJob = this.runningJobs.requestCancel(jobId, request);
+    if (runningJob && request.force) this.forceStop?.(jobId);
   }
 
   /**
@@ -632,12 +632,12 @@ export abstract class WorkerBase<
    * read `job.signal`.
    */
   cancelJob(jobId: string, reason?: string): boolean {
-    return this.inFlight.cancel(jobId, reason);
+    return this.runningJobs.cancel(jobId, reason);
   }
 
   /** cancelJob for every job this worker is running. */
   cancelAllJobs(reason?: string): void {
-    this.inFlight.cancelAll(reason);
+    this.runningJobs.cancelAll(reason);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { Job } from '../job';
+import type { Job } from '../job/job';
 
 /** getNextJob's options (bullmq's GetNextJobOptions). */
 export interface GetNextJobOptions {

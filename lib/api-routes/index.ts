@@ -12,7 +12,7 @@ import { JOB_ROUTES } from './job';
 import { QUEUE_ROUTES } from './queue';
 import type { ApiRoute } from './types';
 
-export { HTTP_METHODS, type ApiAccess, type ApiRoute, type HttpMethod } from './types';
+export { HTTP_METHODS, type ApiRoute } from './types';
 
 export const API_ROUTES: readonly ApiRoute[] = [...CONSOLE_ROUTES, ...QUEUE_ROUTES, ...JOB_ROUTES];
 

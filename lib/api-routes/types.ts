@@ -3,13 +3,13 @@ import type { ActionName, ReadName } from '../permissions';
 
 /** Every method a Next route file can export, so one the list does not know cannot slip by. */
 export const HTTP_METHODS = ['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
+type HttpMethod = (typeof HTTP_METHODS)[number];
 
 /**
  * Who may call a route. A read above `viewer`, or a mutation, names its entry in
  * lib/permissions.ts rather than a role, so the API table and the role table cannot disagree.
  */
-export type ApiAccess =
+type ApiAccess =
   /** Outside withRoute: next-auth's endpoints, the health check, the bearer-token scrape. */
   | 'no session'
   /** A read any signed-in user may make. */

@@ -3,13 +3,12 @@ import { z } from 'zod';
 import { queueCountStateSchema } from './job-states';
 import { jobSearchModeSchema } from './job-row';
 
-export const bulkActionSchema = z.enum(['retry', 'promote', 'remove']);
+const bulkActionSchema = z.enum(['retry', 'promote', 'remove']);
 export type BulkAction = z.infer<typeof bulkActionSchema>;
-export const bulkStatusSchema = z.enum(['running', 'done', 'cancelled']);
-export type BulkStatus = z.infer<typeof bulkStatusSchema>;
+const bulkStatusSchema = z.enum(['running', 'done', 'cancelled']);
 
 /** A search filter, or one error group (`mode: 'error'`, its signature as query). */
-export const bulkFilterSchema = z.union([
+const bulkFilterSchema = z.union([
   z.strictObject({ mode: jobSearchModeSchema, query: z.string(), path: z.string().optional() }),
   z.strictObject({ mode: z.literal('error'), query: z.string() }),
 ]);
@@ -31,7 +30,7 @@ export const bulkOperationSchema = z.strictObject({
   createdAt: z.number(),
   updatedAt: z.number(),
 });
-export type BulkOperation = z.infer<typeof bulkOperationSchema>;
+type BulkOperation = z.infer<typeof bulkOperationSchema>;
 export type BulkOperationResponse = BulkOperation;
 
 export const selectionResultSchema = z.strictObject({

@@ -1,7 +1,7 @@
 /** GET …/error-groups: one call's failed jobs grouped by error; the page merges calls. */
 import { z } from 'zod';
 
-export const errorGroupSchema = z.strictObject({
+const errorGroupSchema = z.strictObject({
   signature: z.string(),
   count: z.number(),
   firstSeen: z.number(),
@@ -10,7 +10,7 @@ export const errorGroupSchema = z.strictObject({
 });
 export type ErrorGroup = z.infer<typeof errorGroupSchema>;
 
-export const errorGroupTallySchema = z.strictObject({
+const errorGroupTallySchema = z.strictObject({
   groups: z.array(errorGroupSchema),
   other: z.number(),
 });

@@ -8,7 +8,7 @@ import { queueCountStateSchema } from './job-states';
 
 const ms = z.number();
 
-export const exportRecordSchema = z.strictObject({
+const exportRecordSchema = z.strictObject({
   id: z.string(),
   name: z.string(),
   state: queueCountStateSchema,
@@ -27,7 +27,7 @@ export type ExportRecordLine = z.infer<typeof exportRecordSchema>;
 /** The CSV header: the record's fields in order. */
 export const EXPORT_RECORD_FIELDS = exportRecordSchema.keyof().options;
 
-export const exportCutSchema = z.strictObject({
+const exportCutSchema = z.strictObject({
   truncated: z.enum(['rows', 'time']),
   rows: z.number(),
 });

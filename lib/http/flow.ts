@@ -1,10 +1,10 @@
 /** The flows page: the bounded graph under a flow's root, and further pages of a node's children. */
 import { z } from 'zod';
 
-export const childStatusSchema = z.enum(['processed', 'unprocessed', 'failed', 'ignored']);
+const childStatusSchema = z.enum(['processed', 'unprocessed', 'failed', 'ignored']);
 
 /** A graph node, with its trace viewer link when it has a trace and OXMQ_TRACE_URL is set. */
-export const flowGraphNodeSchema = z.strictObject({
+const flowGraphNodeSchema = z.strictObject({
   key: z.string(),
   id: z.string(),
   queueName: z.string(),
@@ -36,7 +36,7 @@ export const flowGraphNodeSchema = z.strictObject({
 });
 export type FlowGraphNode = z.infer<typeof flowGraphNodeSchema>;
 
-export const flowGraphEdgeSchema = z.strictObject({
+const flowGraphEdgeSchema = z.strictObject({
   from: z.string(),
   to: z.string(),
   status: childStatusSchema,

@@ -8,11 +8,11 @@ import { HISTORY_RANGES, type HistoryRange } from 'oxmq/admin';
 import { z } from 'zod';
 
 const RANGES = Object.keys(HISTORY_RANGES) as [HistoryRange, ...HistoryRange[]];
-export const historyRangeSchema = z.enum(RANGES);
+const historyRangeSchema = z.enum(RANGES);
 export type HistoryRangeName = z.infer<typeof historyRangeSchema>;
 
 /** Longest job name a filter takes: names are the user's data, shown as plain text. */
-export const MAX_JOB_NAME_FILTER = 200;
+const MAX_JOB_NAME_FILTER = 200;
 
 /** `range` (default 1h) and an optional job `name` whose outcomes and timings alone to read. */
 export const historyQuerySchema = z.object({
@@ -20,7 +20,7 @@ export const historyQuerySchema = z.object({
   name: z.string().min(1).max(MAX_JOB_NAME_FILTER).optional(),
 });
 
-export const timingSummarySchema = z.strictObject({
+const timingSummarySchema = z.strictObject({
   count: z.number(),
   meanMs: z.number(),
   p50Ms: z.number(),
@@ -29,7 +29,7 @@ export const timingSummarySchema = z.strictObject({
 });
 export type TimingSummary = z.infer<typeof timingSummarySchema>;
 
-export const historyPointSchema = z.strictObject({
+const historyPointSchema = z.strictObject({
   at: z.number(),
   completed: z.number(),
   failed: z.number(),
@@ -49,10 +49,10 @@ const outcomes = {
   run: timingSummarySchema.nullable(),
 };
 
-export const historyNameSchema = z.strictObject({ name: z.string(), ...outcomes });
+const historyNameSchema = z.strictObject({ name: z.string(), ...outcomes });
 export type HistoryNameSummary = z.infer<typeof historyNameSchema>;
 
-export const queueHistorySchema = z.strictObject({
+const queueHistorySchema = z.strictObject({
   range: historyRangeSchema,
   from: z.number(),
   to: z.number(),
@@ -87,7 +87,7 @@ export const historyAcrossResponseSchema = queueHistorySchema.extend({
 });
 export type HistoryAcrossResponse = z.infer<typeof historyAcrossResponseSchema>;
 
-export const queueSparklineSchema = z.strictObject({
+const queueSparklineSchema = z.strictObject({
   prefix: z.string(),
   name: z.string(),
   completed: z.array(z.number()),

@@ -5,14 +5,17 @@
  */
 import { z } from 'zod';
 
-/** The checker's resume token, `<phase>:<a>:<b>:<scan cursor>` (engine/admin/integrity/cursor.ts). */
-export const integrityCursorSchema = z
+/**
+ * The checker's resume token, `<phase>:<a>:<b>:<scan cursor>`
+ * (engine/admin/redis/integrity/cursor.ts).
+ */
+const integrityCursorSchema = z
   .string()
   .max(100)
   .regex(/^\d+:\d+:\d+:\d+$/, 'not an integrity cursor');
 
 /** Ids and keys examined per request: the engine's default, and a ceiling per request. */
-export const INTEGRITY_PAGE = { defaultBudget: 10_000, maxBudget: 50_000 } as const;
+const INTEGRITY_PAGE = { defaultBudget: 10_000, maxBudget: 50_000 } as const;
 
 const budgetSchema = z.coerce.number().int().min(1).max(INTEGRITY_PAGE.maxBudget);
 
@@ -28,7 +31,7 @@ export const integrityRepairBodySchema = z.strictObject({
   budget: z.number().int().min(1).max(INTEGRITY_PAGE.maxBudget).optional(),
 });
 
-export const integrityReportSchema = z.strictObject({
+const integrityReportSchema = z.strictObject({
   clean: z.boolean(),
   counts: z.record(z.string(), z.number().int().min(0)),
   samples: z.record(z.string(), z.array(z.string())),
@@ -45,7 +48,7 @@ export const integrityCheckResponseSchema = z.strictObject({
 });
 export type IntegrityCheckResponse = z.infer<typeof integrityCheckResponseSchema>;
 
-export const integrityRepairSchema = z.strictObject({
+const integrityRepairSchema = z.strictObject({
   code: z.string(),
   jobId: z.string().nullable(),
   action: z.string(),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { jobStateSchema } from './job-states';
 import { progressSchema } from './job-row';
 
-export const jobLinkRefSchema = z.strictObject({
+const jobLinkRefSchema = z.strictObject({
   key: z.string(),
   prefix: z.string(),
   queueName: z.string(),
@@ -11,7 +11,7 @@ export const jobLinkRefSchema = z.strictObject({
 });
 export type JobLinkRef = z.infer<typeof jobLinkRefSchema>;
 
-export const jobChildrenPageSchema = z.strictObject({
+const jobChildrenPageSchema = z.strictObject({
   processed: z.array(jobLinkRefSchema),
   unprocessed: z.array(jobLinkRefSchema),
   failed: z.array(jobLinkRefSchema),
@@ -23,7 +23,6 @@ export const jobChildrenPageSchema = z.strictObject({
     ignored: z.number(),
   }),
 });
-export type JobChildrenPage = z.infer<typeof jobChildrenPageSchema>;
 
 /** GET …/jobs/:id. The trace context headers are not answered; the trace id and its link are. */
 export const jobDetailResponseSchema = z.strictObject({
@@ -66,7 +65,7 @@ export const jobLogsResponseSchema = z.strictObject({
 });
 export type JobLogsResponse = z.infer<typeof jobLogsResponseSchema>;
 
-export const jobTimelineEntrySchema = z.strictObject({
+const jobTimelineEntrySchema = z.strictObject({
   id: z.string(),
   at: z.number(),
   event: z.string(),

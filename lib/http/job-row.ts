@@ -31,11 +31,9 @@ export const jobListResponseSchema = z.strictObject({
 export type JobListResponse = z.infer<typeof jobListResponseSchema>;
 
 export const jobSearchModeSchema = z.enum(['name', 'text', 'path']);
-export type JobSearchMode = z.infer<typeof jobSearchModeSchema>;
 
 /** A search's match: a row, with the job's state when it was an id lookup (any state holds it). */
-export const jobSearchMatchSchema = jobRowSchema.extend({ state: z.string().optional() });
-export type JobSearchMatch = z.infer<typeof jobSearchMatchSchema>;
+const jobSearchMatchSchema = jobRowSchema.extend({ state: z.string().optional() });
 
 /** A search: by id (a direct lookup: `scanned` 0) or a bounded scan of one state. */
 export const jobSearchResponseSchema = z.strictObject({
@@ -55,7 +53,7 @@ export const jobSearchResponseSchema = z.strictObject({
 export type JobSearchResponse = z.infer<typeof jobSearchResponseSchema>;
 
 /** GET /api/jobs/find: where a job id exists among the discovered queues. */
-export const jobLocationSchema = z.strictObject({
+const jobLocationSchema = z.strictObject({
   prefix: z.string(),
   queue: z.string(),
   id: z.string(),

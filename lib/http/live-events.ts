@@ -1,14 +1,13 @@
 /** The data of every `event: events` message on GET /api/events. */
 import { z } from 'zod';
 
-export const liveEventSchema = z.strictObject({
+const liveEventSchema = z.strictObject({
   id: z.string(),
   event: z.string(),
   jobId: z.string().optional(),
 });
-export type LiveEvent = z.infer<typeof liveEventSchema>;
 
-export const liveEventBatchSchema = z.strictObject({
+const liveEventBatchSchema = z.strictObject({
   prefix: z.string(),
   name: z.string(),
   events: z.array(liveEventSchema),

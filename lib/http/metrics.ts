@@ -1,10 +1,9 @@
 /** Completed and failed per minute: per queue (GET /api/metrics, …/metrics) and summed (…/total). */
 import { z } from 'zod';
 
-export const metricsPointSchema = z.strictObject({ t: z.number(), count: z.number() });
-export type MetricsPoint = z.infer<typeof metricsPointSchema>;
+const metricsPointSchema = z.strictObject({ t: z.number(), count: z.number() });
 
-export const metricsTimelineSchema = z.strictObject({
+const metricsTimelineSchema = z.strictObject({
   points: z.array(metricsPointSchema),
   pending: z.number(),
   pendingSince: z.number().nullable(),
@@ -13,7 +12,7 @@ export const metricsTimelineSchema = z.strictObject({
 });
 export type MetricsTimeline = z.infer<typeof metricsTimelineSchema>;
 
-export const queueMetricsSchema = z.strictObject({
+const queueMetricsSchema = z.strictObject({
   prefix: z.string(),
   name: z.string(),
   completed: metricsTimelineSchema,

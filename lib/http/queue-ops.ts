@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { rateLimitSchema } from './job-states';
 
-export const diagnosisReasonSchema = z.strictObject({
+const diagnosisReasonSchema = z.strictObject({
   code: z.enum([
     'paused',
     'no-workers',
@@ -20,8 +20,6 @@ export const diagnosisReasonSchema = z.strictObject({
   limit: z.number().optional(),
   active: z.number().optional(),
 });
-export type DiagnosisReason = z.infer<typeof diagnosisReasonSchema>;
-export type DiagnosisCode = DiagnosisReason['code'];
 
 /** GET …/diagnose: why jobs do or do not move. */
 export const queueDiagnosisSchema = z.strictObject({
@@ -32,7 +30,7 @@ export const queueDiagnosisSchema = z.strictObject({
 export type QueueDiagnosis = z.infer<typeof queueDiagnosisSchema>;
 
 /** What the live OxMQ workers report of their own `limiter` and `concurrency` options. */
-export const workerLimitsSchema = z.strictObject({
+const workerLimitsSchema = z.strictObject({
   reporting: z.number(),
   limiters: z.array(rateLimitSchema.extend({ workers: z.number() })),
   withoutLimiter: z.number(),
@@ -41,7 +39,7 @@ export const workerLimitsSchema = z.strictObject({
 export type WorkerLimits = z.infer<typeof workerLimitsSchema>;
 
 /** A rate limit fetches apply: `from` says which source each number comes from. */
-export const rateLimitInForceSchema = rateLimitSchema.extend({
+const rateLimitInForceSchema = rateLimitSchema.extend({
   from: z.enum(['queue', 'workers', 'both']),
   workers: z.number(),
 });

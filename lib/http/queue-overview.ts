@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { queueCountStateSchema, rateLimitSchema } from './job-states';
 import { consoleLinksSchema } from './session';
 
-export const queueProblemSchema = z.strictObject({
+const queueProblemSchema = z.strictObject({
   kind: z.enum([
     'no-worker',
     'paused',
@@ -17,10 +17,9 @@ export const queueProblemSchema = z.strictObject({
   message: z.string(),
 });
 export type QueueProblem = z.infer<typeof queueProblemSchema>;
-export type QueueProblemKind = QueueProblem['kind'];
 export type QueueProblemSeverity = QueueProblem['severity'];
 
-export const queueMetricsSeriesSchema = z.strictObject({
+const queueMetricsSeriesSchema = z.strictObject({
   perMinute: z.array(z.number()),
   pending: z.number(),
   pendingSince: z.number().nullable(),
@@ -54,7 +53,6 @@ export const queueOverviewSchema = z.strictObject({
   problems: z.array(queueProblemSchema),
 });
 export type QueueOverview = z.infer<typeof queueOverviewSchema>;
-export const queueOverviewResponseSchema = queueOverviewSchema;
 export type QueueOverviewResponse = QueueOverview;
 
 export const queueListResponseSchema = z.strictObject({

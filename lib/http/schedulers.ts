@@ -2,13 +2,13 @@
 import { z } from 'zod';
 import { jobStateSchema } from './job-states';
 
-export const schedulerIterationSchema = z.strictObject({
+const schedulerIterationSchema = z.strictObject({
   jobId: z.string(),
   state: jobStateSchema,
 });
 export type SchedulerIteration = z.infer<typeof schedulerIterationSchema>;
 
-export const schedulerRowSchema = z.strictObject({
+const schedulerRowSchema = z.strictObject({
   id: z.string(),
   name: z.string(),
   pattern: z.string().nullable(),

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { jobRowSchema } from './job-row';
 
 /** Why a streamed search ended: null when it looked at the whole state. */
-export const searchStreamStopSchema = z.enum(['matches', 'time']).nullable();
+const searchStreamStopSchema = z.enum(['matches', 'time']).nullable();
 export type SearchStreamStop = z.infer<typeof searchStreamStopSchema>;
 
 const walked = {

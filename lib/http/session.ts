@@ -14,5 +14,6 @@ export const healthResponseSchema = z.strictObject({ status: z.enum(['ok', 'unav
 export type HealthResponse = z.infer<typeof healthResponseSchema>;
 
 /** POST /api/users/:username/sign-out: every session of the user ended. */
-export const signOutEverywhereResponseSchema = z.strictObject({ ok: z.literal(true) });
-export type SignOutEverywhereResponse = z.infer<typeof signOutEverywhereResponseSchema>;
+export interface SignOutEverywhereResponse {
+  ok: true;
+}

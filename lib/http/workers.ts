@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { rateLimitSchema } from './job-states';
 
-export const connectedWorkerSchema = z.strictObject({
+const connectedWorkerSchema = z.strictObject({
   id: z.string(),
   workerName: z.string().optional(),
   rawname: z.string(),
@@ -10,16 +10,14 @@ export const connectedWorkerSchema = z.strictObject({
   age: z.number(),
   idle: z.number(),
 });
-export type ConnectedWorker = z.infer<typeof connectedWorkerSchema>;
 
-export const queueWorkersSchema = z.strictObject({
+const queueWorkersSchema = z.strictObject({
   prefix: z.string(),
   name: z.string(),
   workers: z.array(connectedWorkerSchema),
 });
-export type QueueWorkers = z.infer<typeof queueWorkersSchema>;
 
-export const workerHeartbeatSchema = z.strictObject({
+const workerHeartbeatSchema = z.strictObject({
   id: z.string(),
   workerName: z.string().optional(),
   queue: z.string(),
@@ -42,12 +40,10 @@ export const workerHeartbeatSchema = z.strictObject({
   /** The Worker's own `limiter` option, when it has one. */
   limiter: rateLimitSchema.optional(),
 });
-export type WorkerHeartbeatRecord = z.infer<typeof workerHeartbeatSchema>;
 
-export const workerRosterKindSchema = z.enum(['oxmq', 'no-heartbeat']);
-export type WorkerRosterKind = z.infer<typeof workerRosterKindSchema>;
+const workerRosterKindSchema = z.enum(['oxmq', 'no-heartbeat']);
 
-export const workerRosterRowSchema = z.strictObject({
+const workerRosterRowSchema = z.strictObject({
   kind: workerRosterKindSchema,
   workerName: z.string().optional(),
   heartbeat: workerHeartbeatSchema.optional(),
@@ -56,7 +52,7 @@ export const workerRosterRowSchema = z.strictObject({
 });
 export type WorkerRosterRow = z.infer<typeof workerRosterRowSchema>;
 
-export const queueWorkerRosterSchema = queueWorkersSchema.extend({
+const queueWorkerRosterSchema = queueWorkersSchema.extend({
   rows: z.array(workerRosterRowSchema),
   heartbeatTotal: z.number(),
 });
@@ -100,16 +96,13 @@ export type JobCancelResponse = z.infer<typeof jobCancelResponseSchema>;
  * sandboxed). After `graceMs` without the job stopping, the job page says the processor ignores
  * the cancel.
  */
-export const jobCancelStateResponseSchema = z.strictObject({
-  request: z
-    .strictObject({
-      reason: z.string(),
-      /** ms since the request, by the console server's clock. */
-      ageMs: z.number(),
-      forced: z.boolean(),
-    })
-    .nullable(),
-  canForce: z.boolean(),
-  graceMs: z.number(),
-});
-export type JobCancelStateResponse = z.infer<typeof jobCancelStateResponseSchema>;
+export interface JobCancelStateResponse {
+  request: {
+    reason: string;
+    /** ms since the request, by the console server's clock. */
+    ageMs: number;
+    forced: boolean;
+  } | null;
+  canForce: boolean;
+  graceMs: number;
+}

@@ -40,7 +40,7 @@ export interface RouteAccess {
 const declaredAccess = new WeakMap<object, RouteAccess>();
 
 /** Largest JSON body a mutation accepts; console actions send small objects. */
-export const MAX_BODY_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = 64 * 1024;
 /** Largest serialised body the audit log keeps per entry. */
 const MAX_AUDITED_BODY_CHARS = 4_096;
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { SIGNATURE_LIMITS } from 'oxmq/admin';
 import { jobFilterSchema } from './queue-page-input';
 
-export const errorGroupFilterSchema = z
+const errorGroupFilterSchema = z
   .object({
     mode: z.literal('error'),
     query: z.string().min(1).max(SIGNATURE_LIMITS.maxChars),

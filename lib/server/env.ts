@@ -75,7 +75,7 @@ const schema = z
       .regex(/^[A-Za-z0-9._~+/-]+=*$/, 'may hold only letters, digits and - . _ ~ + / (then =)')
       .optional(),
     OXMQ_METRICS_CACHE_MS: wholeNumber(0, 3_600_000, 5_000, 'ms'),
-    // Audit entries older than this are trimmed (engine/admin/audit.ts); the count caps too.
+    // Audit entries older than this are trimmed (engine/admin/redis/audit.ts); the count caps too.
     OXMQ_AUDIT_RETENTION_DAYS: wholeNumber(1, 3_650, 90, 'days'),
     OXMQ_METRICS_MAX_QUEUES: wholeNumber(1, 100_000, 500, 'queues'),
     // A waiting job older than this makes the overview's "old backlog" problem (a week at most).
@@ -151,7 +151,7 @@ export function consoleRedisTarget(env: ConsoleEnv): RedisTarget {
   return redisTarget(env, 'redis://127.0.0.1:6379');
 }
 
-export class EnvError extends Error {
+class EnvError extends Error {
   override readonly name = 'EnvError';
   readonly code = 'INVALID_ENVIRONMENT';
 }

@@ -19,7 +19,7 @@ export const EXPORT_LIMITS = {
   maxDurationMs: 300_000,
 } as const;
 
-export type ExportFormat = 'jsonl' | 'csv';
+type ExportFormat = 'jsonl' | 'csv';
 
 export interface ExportRequest {
   prefix: string;

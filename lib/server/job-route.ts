@@ -7,11 +7,11 @@ import { admin } from './oxmq';
 import { queueParams, requireQueue } from './queue-route';
 
 /**
- * A job id as it enters from a request (route parameter, selection, search). It may contain ':'
- * (a job scheduler's jobs are `repeat:<scheduler id>:<millis>`), but only as a job id can
- * (engine/admin/job-id.ts): `1:processed` or `1:lock` would name another key of job 1. Whether
- * an id of that shape names a job is a question for Redis (requireJobKey): `meta` has the shape
- * and is a key of the queue.
+ * A job id as it enters from a request (route parameter, selection, search). It may contain ':' (a
+ * job scheduler's jobs are `repeat:<scheduler id>:<millis>`), but only as a job id can
+ * (engine/admin/redis/job-id.ts): `1:processed` or `1:lock` would name another key of job 1.
+ * Whether an id of that shape names a job is a question for Redis (requireJobKey): `meta` has the
+ * shape and is a key of the queue.
  */
 export const JOB_ID_SHAPE_MESSAGE =
   'a job id contains no ":" or exactly two (as in repeat:<scheduler id>:<millis>)';
@@ -48,5 +48,3 @@ export async function requireJobKey(params: {
     );
   }
 }
-
-export { requireQueue };

@@ -11,13 +11,13 @@ import type { LiveEventBatch, QueueRef } from 'oxmq/admin';
 import { admin, openLiveEventsConnection } from './oxmq';
 
 /** Streams one process watches at most; a subscriber asking beyond it gets the first ones. */
-export const MAX_WATCHED_STREAMS = 1_000;
+const MAX_WATCHED_STREAMS = 1_000;
 /** Pause after a failed read (Redis away) before trying again. */
 const RETRY_DELAY_MS = 1_000;
 /** How often a reader with no stream to watch looks again. */
 const IDLE_POLL_MS = 500;
 
-export interface LiveSubscriber {
+interface LiveSubscriber {
   queues: readonly QueueRef[];
   send(batches: LiveEventBatch[]): void;
 }

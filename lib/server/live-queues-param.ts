@@ -34,10 +34,3 @@ export const liveQueuesQuery = z.object({
     .transform((text) => (text === undefined || text === '' ? [] : text.split(',')))
     .pipe(z.array(pair).max(MAX_QUEUES_PER_SUBSCRIBER)),
 });
-
-/** The client side's encoding of the same parameter. */
-export function encodeLiveQueues(queues: readonly QueueRef[]): string {
-  return queues
-    .map((queue) => `${encodeURIComponent(queue.prefix)}/${encodeURIComponent(queue.name)}`)
-    .join(',');
-}

@@ -6,7 +6,7 @@
  */
 import { ApiProblem } from './api-error';
 
-export const MAX_STREAMS_PER_USER = 8;
+const MAX_STREAMS_PER_USER = 8;
 
 export class StreamQuota {
   private readonly open = new Map<string, number>();
@@ -46,7 +46,7 @@ export function streamQuota(): StreamQuota {
 }
 
 /** Searches and exports that stream a scan of a whole state: a couple per user at once. */
-export const MAX_SCANS_PER_USER = 2;
+const MAX_SCANS_PER_USER = 2;
 
 const scanHolder = globalThis as typeof globalThis & { __oxmqScanQuota?: StreamQuota };
 

@@ -75,8 +75,8 @@ export async function pingRedis(): Promise<boolean> {
 }
 
 /**
- * Offers to sample the backlog history of the console's prefixes each minute (one process among
- * the consoles and runners does it, by lease: engine/admin/backlog-sampler.ts). Started once at
+ * Offers to sample the backlog history of the console's prefixes each minute (one process among the
+ * consoles and runners does it, by lease: engine/admin/redis/backlog-sampler.ts). Started once at
  * server start (instrumentation.ts) unless OXMQ_HISTORY_SAMPLER is false.
  */
 export function startBacklogSampler(): void {
@@ -157,4 +157,4 @@ export function openLiveEventsConnection(): RedisClient {
   return client;
 }
 
-export const LIVE_EVENTS_CONNECTION_NAME = 'oxmq:console:live';
+const LIVE_EVENTS_CONNECTION_NAME = 'oxmq:console:live';

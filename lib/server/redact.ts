@@ -9,7 +9,6 @@ import 'server-only';
 import { redactionRules as rulesWith, type RedactionRules } from 'oxmq/admin';
 import { getEnv } from './env';
 
-export { REDACTED } from 'oxmq/admin';
 export type { RedactionRules } from 'oxmq/admin';
 
 let cached: { extra: readonly string[]; rules: RedactionRules } | undefined;

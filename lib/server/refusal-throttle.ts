@@ -14,7 +14,7 @@ export interface RefusalLimits {
   maxActors: number;
 }
 
-export const REFUSAL_THROTTLE: RefusalLimits = {
+const REFUSAL_THROTTLE: RefusalLimits = {
   perWindow: 10,
   windowMs: 60_000,
   maxActors: 10_000,

@@ -15,7 +15,7 @@ export interface RateBudget {
 }
 
 /** The budgets by kind of route; cheap routes have none. */
-export const ROUTE_BUDGETS = {
+const ROUTE_BUDGETS = {
   // A page of the console makes a few of these per action; a loop of them is what this stops.
   search: { burst: 60, perSecond: 2 },
   timeline: { burst: 60, perSecond: 2 },

@@ -25,7 +25,7 @@ export interface SearchGateLimits {
   maxWaitMs: number;
 }
 
-export const SEARCH_GATE_LIMITS: SearchGateLimits = {
+const SEARCH_GATE_LIMITS: SearchGateLimits = {
   running: 4,
   perUser: 2,
   waiting: 8,

@@ -8,7 +8,7 @@ import type { JobFilter, ScanOrder } from 'oxmq/admin';
 import type { QueueCountState, SearchStreamLine, SearchStreamStop } from '@/lib/api-types';
 import { admin } from './oxmq';
 
-export const SEARCH_STREAM_LIMITS = {
+const SEARCH_STREAM_LIMITS = {
   /** Matches one search sends at most; past them the page asks for a narrower search. */
   maxMatches: 1_000,
   /** How long one search may walk; a million 200-byte jobs take well under this. */

@@ -14,7 +14,7 @@
  */
 import { RecentMap } from './recent-map';
 
-export const SESSION_KEY_PREFIX = 'oxmq:{session}:';
+const SESSION_KEY_PREFIX = 'oxmq:{session}:';
 
 /** What the store needs of a Redis client (ioredis `Redis` and `Cluster` both fit). */
 export interface RevocationClient {

@@ -6,7 +6,7 @@
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { serviceNameGiven, tracingRequested } from '../../config/otel-env';
 
-export const CONSOLE_SERVICE_NAME = 'oxmq-console';
+const CONSOLE_SERVICE_NAME = 'oxmq-console';
 
 let started: NodeSDK | undefined;
 

@@ -24,7 +24,7 @@ const usersSchema = z.array(
   }),
 );
 
-export function parseUsers(text: string, source: string): ConfiguredUser[] {
+function parseUsers(text: string, source: string): ConfiguredUser[] {
   let json: unknown;
   try {
     json = JSON.parse(text);

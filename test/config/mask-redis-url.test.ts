@@ -1,6 +1,6 @@
 /**
- * The one Redis URL mask (engine/redis-url-mask.ts): wherever a Redis target is described (the
- * launcher's and the runner's start-up lines, the demo, settings errors, the engine's
+ * The one Redis URL mask (engine/backend/redis/url-mask.ts): wherever a Redis target is described
+ * (the launcher's and the runner's start-up lines, the demo, settings errors, the engine's
  * connection errors), no credential of the URL survives, whether in the userinfo or in a query
  * parameter ioredis reads as an option.
  */

@@ -5,13 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'oxmq';
-import {
-  createBulkOp,
-  redactionRules,
-  runBulkChunk,
-  searchJobs,
-  type JobSearchOptions,
-} from 'oxmq/admin';
+import { createBulkOp, redactionRules, runBulkChunk, type JobSearchOptions } from 'oxmq/admin';
+import { searchJobs } from 'oxmq/internals';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';
 

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Queue } from 'oxmq';
-import { actOnSelection, findJob, jobKeyKind } from 'oxmq/admin';
+import { actOnSelection, jobKeyKind } from 'oxmq/admin';
+import { findJob } from 'oxmq/internals';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';
 

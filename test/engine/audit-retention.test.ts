@@ -1,6 +1,6 @@
 /**
- * The audit streams' retention (engine/admin/audit.ts): by count on every write, by age at most
- * once a minute per stream, and the throttle's `suppressed` count kept with an entry.
+ * The audit streams' retention (engine/admin/redis/audit.ts): by count on every write, by age at
+ * most once a minute per stream, and the throttle's `suppressed` count kept with an entry.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

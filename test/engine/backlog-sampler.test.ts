@@ -1,8 +1,8 @@
 /**
- * The backlog history's sampler (engine/admin/backlog-sampler.ts): two sampler processes on one
- * Redis (two consoles, or a console and a runner) sample each turn exactly once between them;
- * when the holder of the lease is killed with SIGKILL, the other takes over without a turn
- * skipped or repeated, and the samples read back as the backlog of the history.
+ * The backlog history's sampler (engine/admin/redis/backlog-sampler.ts): two sampler processes on
+ * one Redis (two consoles, or a console and a runner) sample each turn exactly once between them;
+ * when the holder of the lease is killed with SIGKILL, the other takes over without a turn skipped
+ * or repeated, and the samples read back as the backlog of the history.
  */
 import { Queue } from 'oxmq';
 import { getQueueHistory } from 'oxmq/admin';

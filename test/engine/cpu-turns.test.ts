@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'oxmq';
-import { CpuTurns, searchJobs } from 'oxmq/admin';
+import { CpuTurns } from 'oxmq/admin';
+import { searchJobs } from 'oxmq/internals';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';
 
 /** Busy for `ms`: the CPU work of one item. */

@@ -1,5 +1,5 @@
 /**
- * engine/admin/error-groups.ts on a real Redis, with jobs failed by a real OxMQ Worker: three
+ * engine/admin/redis/error-groups.ts on a real Redis, with jobs failed by a real OxMQ Worker: three
  * errors whose messages vary in ids and numbers make three groups of 100 with the right first and
  * last failure; a scan in successive bounded calls adds up to the same groups, and failures that
  * arrive between calls do not shift it; the cap on distinct groups counts the rest as "other";

@@ -1,6 +1,6 @@
 /**
- * Tenant-group keys have one list of names (engine/keys.ts) on the TypeScript side, and the Lua
- * scripts build the same names on their own (lua/includes/groups.lua). This drives the scripts
+ * Tenant-group keys have one list of names (engine/queue/keys.ts) on the TypeScript side, and the
+ * Lua scripts build the same names on their own (lua/includes/groups.lua). This drives the scripts
  * through every group key (ready, delayed, active and rate-limited grouped jobs, a group's
  * settings, the fetch turn) and checks that every group key found in Redis is one QueueKeys names.
  */

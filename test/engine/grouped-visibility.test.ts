@@ -13,9 +13,8 @@ import {
   diagnoseQueue,
   exportQueuePrometheusMetrics,
   getQueueOverview,
-  listJobs,
-  searchJobs,
 } from 'oxmq/admin';
+import { listJobs, searchJobs } from 'oxmq/internals';
 import { useCleanup } from '../helpers/cleanup';
 import { parsePrometheusText } from '../helpers/prometheus-text';
 import { rawClient, redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';

@@ -6,8 +6,8 @@
 import { Queue as BullQueue } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Queue } from 'oxmq';
-import { JOB_SCAN_LIMITS, scanJobs, type JobScanOptions, type JobScanStep } from 'oxmq/admin';
-import { readJobWindow } from 'oxmq/internals';
+import { JOB_SCAN_LIMITS, type JobScanOptions, type JobScanStep } from 'oxmq/admin';
+import { readJobWindow, scanJobs } from 'oxmq/internals';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';
 

@@ -1,6 +1,6 @@
 /**
- * The Redis lease (engine/admin/lease.ts): one holder at a time, a takeover once the holder stops
- * renewing, and each numbered turn claimed once across holders.
+ * The Redis lease (engine/admin/redis/lease.ts): one holder at a time, a takeover once the holder
+ * stops renewing, and each numbered turn claimed once across holders.
  */
 import { RedisLease } from 'oxmq/admin';
 import { afterAll, expect, test } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * engine/admin/prometheus' pure parts: the text-format writer (escaping, special values, one
+ * engine/admin/redis/prometheus' pure parts: the text-format writer (escaping, special values, one
  * HELP/TYPE per family) and the last-closed-minute arithmetic over bullmq's metrics layout.
  */
 import { describe, expect, it } from 'vitest';

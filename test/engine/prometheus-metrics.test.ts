@@ -1,5 +1,5 @@
 /**
- * Scrape-time queue metrics (engine/admin/prometheus, docs/metrics.md "Console") on a real
+ * Scrape-time queue metrics (engine/admin/redis/prometheus, docs/metrics.md "Console") on a real
  * Redis: the bullmq part is compared byte for byte with the real bullmq 6.7.0's
  * exportPrometheusMetrics on the same state; the oxmq_queue_* families are checked on states
  * made by OxMQ's own Queue and Worker (paused, rate limited, global concurrency, workers, the

@@ -1,8 +1,8 @@
 /**
  * The overview's `stalled-recently` and `workers-missing-heartbeats` problems, read from Redis as
- * real workers leave it (engine/admin/problem-signals.ts): a worker SIGKILLed while it holds a job
- * whose stall the checker of either library then records, and an OxMQ worker SIGKILLed without
- * closing while another one keeps beating.
+ * real workers leave it (engine/admin/redis/problem-signals.ts): a worker SIGKILLed while it holds
+ * a job whose stall the checker of either library then records, and an OxMQ worker SIGKILLed
+ * without closing while another one keeps beating.
  */
 import { Worker as BullWorker } from 'bullmq';
 import { describe, expect, it } from 'vitest';

@@ -1,8 +1,8 @@
 /**
  * "Rate limited" in the console's overview and diagnosis means job starts are held back now
- * (engine/admin/rate-limit-hold.ts): a queue limited only by its workers' own `limiter` option
- * has a live window as soon as one job starts, yet holds nothing back until the window's count
- * reaches the workers' max, which their heartbeat reports.
+ * (engine/admin/redis/rate-limit-hold.ts): a queue limited only by its workers' own `limiter`
+ * option has a live window as soon as one job starts, yet holds nothing back until the window's
+ * count reaches the workers' max, which their heartbeat reports.
  */
 import { describe, expect, it } from 'vitest';
 import { Queue, Worker } from 'oxmq';

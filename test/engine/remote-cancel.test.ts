@@ -8,7 +8,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Queue, Worker, type Job } from 'oxmq';
-import { getJobTimeline } from 'oxmq/admin';
+import { getJobTimeline } from 'oxmq/internals';
 import { cancellableProcessor } from '../helpers/cancellable-processor';
 import { useCleanup } from '../helpers/cleanup';
 import { rawClient, redisOptions, uniqueQueueName } from '../helpers/redis';

@@ -1,9 +1,10 @@
 /**
- * Scheduler and group actions of the console (engine/admin/schedulers.ts, groups.ts) and the
- * engine's scheduler pause / resume (docs/redis-keys.md, "oxmq.pausedAt"): run now makes an
- * ordinary job any worker takes; pause takes the pending iteration out and resume restores the
- * schedule with its iteration count; an edit re-upserts through the engine's validation; the
- * real bullmq 6.7.0 still reads a paused scheduler.
+ * Scheduler and group actions of the console (engine/admin/schedulers.ts,
+ * engine/admin/redis/tenant-groups.ts) and the engine's scheduler pause / resume
+ * (docs/redis-keys.md, "oxmq.pausedAt"): run now makes an ordinary job any worker takes; pause
+ * takes the pending iteration out and resume restores the schedule with its iteration count; an
+ * edit re-upserts through the engine's validation; the real bullmq 6.7.0 still reads a paused
+ * scheduler.
  */
 import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
 import { describe, expect, it } from 'vitest';

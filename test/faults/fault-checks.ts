@@ -39,11 +39,11 @@ const STATES = [
 
 /**
  * The end state of `queue` is consistent for the jobs `jobIds` (every job the scenario created),
- * once its workers have stopped: the integrity checker (engine/admin/integrity/, docs/integrity.md)
- * finds nothing, and what the public Queue API tells agrees: each job in exactly one state list,
- * the state getJobState reports, the counts adding up to the jobs created, and nothing left
- * active. (`paused` is left out: the scenarios never pause, and the engine reads a paused
- * queue's jobs from the wait list.)
+ * once its workers have stopped: the integrity checker (engine/admin/redis/integrity/,
+ * docs/integrity.md) finds nothing, and what the public Queue API tells agrees: each job in exactly
+ * one state list, the state getJobState reports, the counts adding up to the jobs created, and
+ * nothing left active. (`paused` is left out: the scenarios never pause, and the engine reads a
+ * paused queue's jobs from the wait list.)
  */
 export async function assertConsistent(queue: Queue, jobIds: readonly string[]): Promise<void> {
   // The scenarios connect with plain options; the checker reads over a connection of its own.

@@ -2,7 +2,7 @@
  * A memory job's children (the records a parent keeps, docs/redis-keys.md): reads of the four
  * records, parking a running job until its children finish, and detaching one child.
  */
-import { dependencyJobJson, type DependencyJobJson } from '../../dependency-job-json';
+import { dependencyJobJson, type DependencyJobJson } from '../../job/dependency-json';
 import { ValidationError } from '../../errors';
 import { checkInteger, checkJobId } from '../operation-validation';
 import type {

@@ -14,7 +14,7 @@ function parseId(id: string): [number, number] {
 }
 
 /** True when id `a` comes after id `b`. */
-export function isAfter(a: string, b: string): boolean {
+function isAfter(a: string, b: string): boolean {
   const [msA, seqA] = parseId(a);
   const [msB, seqB] = parseId(b);
   return msA > msB || (msA === msB && seqA > seqB);

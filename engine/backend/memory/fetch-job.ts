@@ -63,7 +63,7 @@ function takeUngrouped(queue: MemoryQueue, fits?: (jobId: string) => boolean) {
 }
 
 /** Locks the job for the worker, announces it and writes its start fields. */
-export function startJob(queue: MemoryQueue, jobId: string, identity: FetchIdentity, now: number) {
+function startJob(queue: MemoryQueue, jobId: string, identity: FetchIdentity, now: number) {
   const hash = queue.jobs.get(jobId)!.hash;
   if (identity.token !== '0') {
     queue.locks.set(jobId, { token: identity.token, expiresAt: now + identity.lockDuration });

@@ -1,5 +1,5 @@
 /** EventLogReader in memory: reads one queue's log (event-log.ts) after a known id. */
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import type { EventLogEntry, EventLogReader } from '../event-log';
 import type { MemoryStore } from './memory-store';
 

@@ -3,8 +3,8 @@
  * flow of a write is checked whole before any node is stored, so it is written entirely or not
  * at all; trees are read back level by level, children in bullmq's getFlow order.
  */
-import type { JobRef } from '../../job-ref';
-import { QueueKeys } from '../../keys';
+import type { JobRef } from '../../job/key';
+import { QueueKeys } from '../../queue/keys';
 import type {
   FlowNodeOutcome,
   FlowNodeWrite,

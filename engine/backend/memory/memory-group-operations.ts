@@ -4,8 +4,8 @@
  * workers when grouped jobs wait, as the Redis one does (lua/updateGroup-3.lua).
  */
 import { ValidationError } from '../../errors';
-import { validateGroupId } from '../../job-options';
-import type { QueueKeys } from '../../keys';
+import { validateGroupId } from '../../job/options';
+import type { QueueKeys } from '../../queue/keys';
 import { checkInteger, checkRange } from '../operation-validation';
 import type { RawJobHash } from '../queue-backend';
 import type { GroupDefaults, GroupInfo, GroupOperations } from '../queue-operations';

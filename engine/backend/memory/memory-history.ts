@@ -11,7 +11,7 @@ import {
   type HistoryRetention,
   type Resolution,
 } from '../../history/history-keys';
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import type { HistoryEntry, TimingHistoryStore } from '../timing-history';
 import type { HistorySpan, MemoryQueue } from './memory-queue';
 import type { MemoryStore } from './memory-store';

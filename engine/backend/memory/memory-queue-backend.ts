@@ -3,8 +3,8 @@
  * store. Each method runs to its end without awaiting, so no other call interleaves with it:
  * that is what makes it atomic, as a Lua script is on Redis.
  */
-import type { DurableOptions } from '../../job-options';
-import type { QueueKeys } from '../../keys';
+import type { DurableOptions } from '../../job/options';
+import type { QueueKeys } from '../../queue/keys';
 import type {
   AddResult,
   BatchFetchRequest,

@@ -3,7 +3,7 @@
  * destructive operations (queue-cleanup), per-job moves (job-moves), switches and limits
  * (queue-controls), a job's children (dependencies).
  */
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import type { RawJobHash } from '../queue-backend';
 import type {
   CancelRequestOutcome,

@@ -7,7 +7,7 @@
  * Everything here runs synchronously: one storage call is one step no other call interleaves
  * with, which is what makes the memory storage's operations atomic.
  */
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import { DEFAULT_MAX_EVENTS, MemoryEventLog } from './event-log';
 import { MemoryGroups } from './memory-groups';
 import { MemoryWorkers } from './memory-workers';

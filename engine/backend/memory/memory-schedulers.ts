@@ -4,7 +4,7 @@
  * a scheduler is its definition hash and next run; its pending iteration is an ordinary job
  * with id `repeat:<id>:<millis>`.
  */
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import {
   JobSchedulerIdCollisionError,
   JobSchedulerNotFoundError,

@@ -5,7 +5,7 @@
  * embedding, and a readable statement of the semantics; it is no bullmq peer (nothing else can
  * read it), lives in one process and keeps nothing past it (docs/engine-package.md).
  */
-import { QueueKeys } from '../../keys';
+import { QueueKeys } from '../../queue/keys';
 import type { QueueRef, Storage } from '../storage';
 import { MemoryConnection, memoryConnectionOf } from './memory-connection';
 import { MemoryEventLogReader } from './memory-event-log-reader';

@@ -4,7 +4,7 @@
  * link jobs across queues by full job key (`<prefix>:<queue>:<id>`), so the store also finds a
  * job from its key.
  */
-import { QueueKeys } from '../../keys';
+import { QueueKeys } from '../../queue/keys';
 import { MemoryQueue, type MemoryJob } from './memory-queue';
 import { WakeSignals } from './wake-signals';
 

@@ -1,5 +1,5 @@
 /** WorkerRegistry in memory: a queue's live workers (memory-workers.ts). */
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import type { HeartbeatReply, WorkerCommand, WorkerRegistry } from '../worker-registry';
 import type { MemoryQueue } from './memory-queue';
 import type { MemoryStore } from './memory-store';

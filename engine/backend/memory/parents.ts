@@ -25,7 +25,7 @@ function flagsOf(parentJson: string | undefined): ParentFlags {
 }
 
 /** The parent a job names (its `parentKey`), when that parent exists. */
-export function parentOf(store: MemoryStore, queue: MemoryQueue, jobId: string): JobAt | undefined {
+function parentOf(store: MemoryStore, queue: MemoryQueue, jobId: string): JobAt | undefined {
   const parentKey = queue.jobs.get(jobId)?.hash.parentKey;
   return parentKey === undefined ? undefined : store.jobAt(parentKey);
 }
@@ -34,7 +34,7 @@ export function parentOf(store: MemoryStore, queue: MemoryQueue, jobId: string):
  * A parent whose children are done leaves waiting-children: delayed when it has a delay, else
  * to the front of its line (wait, prioritized or its group's).
  */
-export function releaseParent(parent: MemoryQueue, parentId: string, now: number): void {
+function releaseParent(parent: MemoryQueue, parentId: string, now: number): void {
   const hash = parent.jobs.get(parentId)!.hash;
   const delay = Number(hash.delay) || 0;
   if (delay > 0) {

@@ -14,7 +14,7 @@ import { refusal } from './refusals';
 const MAX_REMOVED_DESCENDANTS = 10_000;
 
 /** True when `jobId` is the pending iteration of a live scheduler (`repeat:<id>:<millis>`). */
-export function isCurrentSchedulerIteration(queue: MemoryQueue, jobId: string): boolean {
+function isCurrentSchedulerIteration(queue: MemoryQueue, jobId: string): boolean {
   const match = /^repeat:(.*):([^:]*)$/.exec(jobId);
   if (!match) return false;
   const next = queue.schedulerRuns.score(match[1]!);

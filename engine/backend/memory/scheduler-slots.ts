@@ -9,7 +9,7 @@ export function iterationId(schedulerId: string, millis: number): string {
 }
 
 /** The offset an every-schedule keeps: the given one, or where `millis` falls in its interval. */
-export function everyOffset(millis: number, every: number, offset?: number): number {
+function everyOffset(millis: number, every: number, offset?: number): number {
   return offset !== undefined && offset > 0 ? offset : millis % every;
 }
 

@@ -19,7 +19,7 @@ import type { AddResult, NewJob } from '../queue-backend';
  */
 export const ADD_CALLS_IN_FLIGHT = 3;
 /** Most adds in one batch call: bounds the call's time in Redis. */
-export const MAX_ADDS_PER_CALL = 250;
+const MAX_ADDS_PER_CALL = 250;
 
 interface WaitingAdd {
   job: NewJob;

@@ -1,4 +1,4 @@
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import type { AddResult, NewJob } from '../queue-backend';
 import { UnexpectedReplyError } from '../../errors';
 import { throwIfErrorCode } from '../../scripts/error-codes';

@@ -3,7 +3,7 @@
  * next batch in the same call (moveToFinishedBatch).
  */
 import type { RedisClient } from './connection';
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import { scriptError } from '../../scripts/error-codes';
 import { scriptKeys } from '../../scripts/script-keys';
 import type {

@@ -15,12 +15,7 @@ import type { CommandBatch } from './command-batch';
 export type ChildStatus = 'processed' | 'unprocessed' | 'failed' | 'ignored';
 
 /** The order children are listed in, which is bullmq's getFlow order. */
-export const CHILD_STATUSES: readonly ChildStatus[] = [
-  'processed',
-  'unprocessed',
-  'failed',
-  'ignored',
-];
+const CHILD_STATUSES: readonly ChildStatus[] = ['processed', 'unprocessed', 'failed', 'ignored'];
 
 const COLLECTION: Record<ChildStatus, { suffix: string; read: 'hscan' | 'sscan' | 'zrange' }> = {
   processed: { suffix: ':processed', read: 'hscan' },
@@ -34,7 +29,7 @@ export function childCollectionKey(parentKey: string, status: ChildStatus): stri
   return parentKey + COLLECTION[status].suffix;
 }
 
-export interface ChildEntry {
+interface ChildEntry {
   key: string;
   status: ChildStatus;
 }

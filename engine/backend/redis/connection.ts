@@ -1,6 +1,6 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { ClosedError, ValidationError } from '../../errors';
-import { maskRedisUrl } from '../../redis-url-mask';
+import { maskRedisUrl } from './url-mask';
 
 /** A connection the engine can use: one Redis server (also through Sentinel) or a Cluster. */
 export type RedisClient = Redis | Cluster;

@@ -8,7 +8,7 @@
 import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from './connection';
 import { UnexpectedReplyError, ValidationError } from '../../errors';
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import { throwIfErrorCode } from '../../scripts/error-codes';
 import { scriptKeys } from '../../scripts/script-keys';
 import type {
@@ -18,7 +18,7 @@ import type {
   RawDependencyPages,
 } from '../queue-operations';
 import { checkInteger, checkJobId } from '../operation-validation';
-import { readAllTogether } from './read-together';
+import { readAllAtomically } from './atomic-reads';
 import { runScript } from './run-script';
 
 const KINDS: readonly DependencyKind[] = ['processed', 'unprocessed', 'ignored', 'failed'];
@@ -98,7 +98,7 @@ export async function getDependencies(
 ): Promise<RawDependencies> {
   checkJobId(jobId);
   // One moment (a child moving from pending to processed is listed once), also at maxmemory.
-  const [processed, unprocessed, ignored, failed] = await readAllTogether(client, keys.base, [
+  const [processed, unprocessed, ignored, failed] = await readAllAtomically(client, keys.base, [
     ['hgetall', recordKey(keys, jobId, 'processed')],
     ['smembers', recordKey(keys, jobId, 'unprocessed')],
     ['hgetall', recordKey(keys, jobId, 'ignored')],

@@ -5,8 +5,8 @@
  */
 import type { RedisClient } from './connection';
 import { UnexpectedReplyError, ValidationError } from '../../errors';
-import { dependencyJobJson, type DependencyJobJson } from '../../dependency-job-json';
-import type { QueueKeys } from '../../keys';
+import { dependencyJobJson, type DependencyJobJson } from '../../job/dependency-json';
+import type { QueueKeys } from '../../queue/keys';
 import type { DependencyItem, DependencyListing } from '../queue-operations';
 import { checkInteger, checkJobId } from '../operation-validation';
 import { flatToRecord, runScript } from './run-script';

@@ -4,7 +4,7 @@
  */
 import type { RedisClient } from './connection';
 import { DEFAULTS } from '../../defaults';
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import type { EventLogEntry, EventLogReader } from '../event-log';
 
 /**

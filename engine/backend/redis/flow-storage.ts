@@ -2,11 +2,11 @@
  * Flows in Redis: lua/addFlow writes every node of a write in one script call (so each flow is
  * atomic), and trees are read one pipelined round trip per level (child-pages.ts).
  */
-import { assertClusterSafeParent, assertClusterSafeQueue } from '../../cluster-slots';
-import { QueueKeys } from '../../keys';
+import { assertClusterSafeParent, assertClusterSafeQueue } from './cluster-slots';
+import { QueueKeys } from '../../queue/keys';
 import type { RedisClient } from './connection';
 import { UnexpectedReplyError } from '../../errors';
-import { parseJobKey, type JobRef } from '../../job-ref';
+import { parseJobKey, type JobRef } from '../../job/key';
 import { scriptKeys } from '../../scripts/script-keys';
 import type {
   FlowNodeOutcome,

@@ -5,7 +5,7 @@
  */
 import type { ChainableCommander } from 'ioredis';
 import { UnexpectedReplyError } from '../../errors';
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import { queueScript } from './run-script';
 
 export interface GroupedCounts {

@@ -18,7 +18,7 @@ import {
   type HistoryRetention,
   type Resolution,
 } from '../../history/history-keys';
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import type { HistoryEntry, TimingHistoryStore } from '../timing-history';
 import { runScript } from './run-script';
 

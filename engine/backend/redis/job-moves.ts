@@ -2,7 +2,7 @@
 import type { RedisClient } from './connection';
 import { DEFAULTS } from '../../defaults';
 import { ValidationError } from '../../errors';
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import { throwIfErrorCode } from '../../scripts/error-codes';
 import { scriptKeys } from '../../scripts/script-keys';
 import { checkInteger, checkJobId, checkMillis, checkPriority } from '../operation-validation';

@@ -7,7 +7,7 @@
 import type { RedisClient } from './connection';
 import { DEFAULTS } from '../../defaults';
 import { QueueStateError, UnexpectedReplyError } from '../../errors';
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import { throwIfErrorCode } from '../../scripts/error-codes';
 import { scriptKeys } from '../../scripts/script-keys';
 import type { CleanState } from '../queue-operations';
@@ -18,7 +18,7 @@ import { runScript } from './run-script';
  * Most descendants one removeJob(…, removeChildren) call collects (depth first). Deeper or later
  * descendants are left in place; their parent key then points at a job that no longer exists.
  */
-export const MAX_REMOVED_DESCENDANTS = 10_000;
+const MAX_REMOVED_DESCENDANTS = 10_000;
 
 function pair(reply: unknown, command: string): [number, number] {
   if (!Array.isArray(reply) || reply.length < 2) {

@@ -1,9 +1,9 @@
 /** Queue-wide switches and limits: pause/resume, global concurrency and rate limit, workers. */
 import type { RedisClient } from './connection';
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import { scriptKeys } from '../../scripts/script-keys';
 import { checkInteger, checkMillis } from '../operation-validation';
-import { readAllTogether } from './read-together';
+import { readAllAtomically } from './atomic-reads';
 import { runScript } from './run-script';
 
 /** Legacy `paused` ids moved back into wait per resume call (stays below Lua's unpack limit). */
@@ -75,7 +75,7 @@ export async function getRateLimitTtl(
 ): Promise<number> {
   if (maxJobs !== undefined) checkInteger('maxJobs', maxJobs, 1);
   // The counter and its TTL of one moment (a window may end between two reads), at maxmemory too.
-  const values = await readAllTogether(client, keys.base, [
+  const values = await readAllAtomically(client, keys.base, [
     ['get', keys.limiter],
     ['pttl', keys.limiter],
     ['hget', keys.meta, 'max'],

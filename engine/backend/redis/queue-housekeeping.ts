@@ -3,7 +3,7 @@
  * rate-limit and legacy priority keys, the "maxed" test and the QueueEvents connections.
  */
 import type { RedisClient } from './connection';
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import { checkInteger } from '../operation-validation';
 import { parseClientList } from './queue-controls';
 

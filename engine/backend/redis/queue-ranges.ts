@@ -5,7 +5,7 @@
 import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from './connection';
 import { DEFAULTS } from '../../defaults';
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import type { JobState } from '../queue-operations';
 import { checkIndexRange, checkInteger, checkJobStates } from '../operation-validation';
 import { stateKeyName } from './queue-reads';

@@ -1,12 +1,12 @@
 /** Read-only queue operations: counts, listings, a job's state, logs, meta. */
 import type { RedisClient } from './connection';
 import { UnexpectedReplyError } from '../../errors';
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import { scriptKeys } from '../../scripts/script-keys';
 import type { RawJobHash } from '../queue-backend';
 import type { JobState, JobStateReply } from '../queue-operations';
 import { checkIndexRange, checkJobId, checkJobStates } from '../operation-validation';
-import { readTogether } from './read-together';
+import { readAtomically } from './atomic-reads';
 import { registerScripts } from '../../scripts/loader';
 import { parseGroupedCounts, queueGroupedCounts } from './grouped-counts';
 import { flatToRecord, runScript } from './run-script';
@@ -137,8 +137,9 @@ export async function getLogs(
   checkJobId(jobId);
   checkIndexRange(start, end);
   const key = keys.jobLogs(jobId);
-  // The page and the count of one moment, readable at maxmemory (engine/backend/redis/read-together.ts).
-  const replies = await readTogether(client, keys.base, [
+  // The page and the count of one moment, readable at maxmemory
+  // (engine/backend/redis/atomic-reads.ts).
+  const replies = await readAtomically(client, keys.base, [
     asc ? ['lrange', key, start, end] : ['lrange', key, -(end + 1), -(start + 1)],
     ['llen', key],
   ]);

@@ -6,10 +6,10 @@
  * checked here, before anything is opened.
  */
 import { ValidationError } from '../../errors';
-import { QueueKeys } from '../../keys';
+import { QueueKeys } from '../../queue/keys';
 import { workerConnectionName } from '../../worker/worker-connections';
 import type { ConnectRequest, StorageConnection, StorageRole } from '../storage';
-import { assertClusterSafeQueue } from '../../cluster-slots';
+import { assertClusterSafeQueue } from './cluster-slots';
 import {
   connect,
   drop,

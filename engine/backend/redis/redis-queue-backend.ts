@@ -2,8 +2,8 @@ import type { RedisClient } from './connection';
 import { AddCoalescer } from './add-coalescer';
 import { throwIfErrorCode } from '../../scripts/error-codes';
 import { scriptKeys } from '../../scripts/script-keys';
-import type { DurableOptions } from '../../job-options';
-import type { QueueKeys } from '../../keys';
+import type { DurableOptions } from '../../job/options';
+import type { QueueKeys } from '../../queue/keys';
 import type {
   AddResult,
   BatchFetchRequest,
@@ -23,11 +23,11 @@ import type {
   WaitOutcome,
 } from '../queue-backend';
 import { workerWakeKey } from '../../worker/heartbeat-keys';
-import { assertClusterSafeParent } from '../../cluster-slots';
+import { assertClusterSafeParent } from './cluster-slots';
 import { BlockingWaits } from './blocking-waits';
 import { addJobArgs, addJobBatchArgs, addJobKeys, parseAddReply } from './add-job';
 import { completeJobBatch, fetchJobBatch, identityJson } from './batch-moves';
-import { readAllTogether } from './read-together';
+import { readAllAtomically } from './atomic-reads';
 import { flatToRecord, recordToFlat, runScript, runScriptThenWait } from './run-script';
 import { recordCancelOutcome } from './worker-requests';
 
@@ -331,8 +331,9 @@ export class RedisQueueBackend implements QueueBackend {
 
   async getMetrics(type: 'completed' | 'failed', start: number, end: number): Promise<Metrics> {
     const key = this.keys.metrics(type);
-    // The three reads see the same moment, also at maxmemory (engine/backend/redis/read-together.ts).
-    const [meta, data, count] = (await readAllTogether(this.client, this.keys.base, [
+    // The three reads see the same moment, also at maxmemory
+    // (engine/backend/redis/atomic-reads.ts).
+    const [meta, data, count] = (await readAllAtomically(this.client, this.keys.base, [
       ['hmget', key, 'count', 'prevTS', 'prevCount'],
       ['lrange', `${key}:data`, start, end],
       ['llen', `${key}:data`],

@@ -3,14 +3,14 @@
  * (docs/redis-keys.md), over the connections RedisConnection opens from the `connection`
  * option. A storage that changes one part spreads it: `{ ...redisStorage, queue: ... }`.
  */
-import { QueueKeys } from '../../keys';
+import { QueueKeys } from '../../queue/keys';
 import type { Storage } from '../storage';
 import { RedisEventLogReader } from './event-log-reader';
 import { RedisFlowStorage } from './flow-storage';
-import { RedisGroupOperations } from './groups';
+import { RedisGroupOperations } from './redis-group-operations';
 import { RedisTimingHistory } from './history-store';
 import { RedisChores } from './queue-chores';
-import { RedisQueueOperations } from './queue-operations';
+import { RedisQueueOperations } from './redis-queue-operations';
 import { RedisConnection, redisConnectionOf } from './redis-connection';
 import { RedisQueueBackend } from './redis-queue-backend';
 import { RedisSchedulerStorage } from './scheduler-store';

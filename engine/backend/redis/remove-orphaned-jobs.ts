@@ -10,7 +10,7 @@ import {
   GROUP_QUEUE_KEY_NAMES,
   QUEUE_KEY_NAMES,
   type QueueKeys,
-} from '../../keys';
+} from '../../queue/keys';
 import { scriptKeys } from '../../scripts/script-keys';
 import { checkInteger } from '../operation-validation';
 import { runScript } from './run-script';

@@ -9,7 +9,7 @@
  */
 import type { RedisClient } from './connection';
 import { DEFAULTS } from '../../defaults';
-import { QueueKeys } from '../../keys';
+import { QueueKeys } from '../../queue/keys';
 import { checkJobId } from '../operation-validation';
 import { removeJob } from './queue-cleanup';
 

@@ -5,7 +5,7 @@
  */
 import type { RedisClient } from './connection';
 import { UnexpectedReplyError } from '../../errors';
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import { scriptKeys } from '../../scripts/script-keys';
 import {
   JobSchedulerIdCollisionError,
@@ -18,7 +18,7 @@ import {
   type StoredScheduler,
   type UpsertRequest,
 } from '../scheduler-storage';
-import { readTogether } from './read-together';
+import { readAtomically } from './atomic-reads';
 import { flatToRecord, runScript } from './run-script';
 
 export class RedisSchedulerStorage implements SchedulerStorage {
@@ -111,8 +111,8 @@ export class RedisSchedulerStorage implements SchedulerStorage {
 
   /** The scheduler's hash and next run, read atomically; undefined unless both exist. */
   async get(id: string): Promise<StoredScheduler | undefined> {
-    // One atomic read that Redis also runs at maxmemory (engine/backend/redis/read-together.ts).
-    const replies = await readTogether(this.client, this.keys.base, [
+    // One atomic read that Redis also runs at maxmemory (engine/backend/redis/atomic-reads.ts).
+    const replies = await readAtomically(this.client, this.keys.base, [
       ['zscore', this.keys.repeat, id],
       ['hgetall', this.schedulerKey(id)],
     ]);

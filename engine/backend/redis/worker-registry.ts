@@ -4,7 +4,7 @@
  * (docs/redis-keys.md). One beat is one script call (lua/workerHeartbeat-3.lua).
  */
 import type { RedisClient } from './connection';
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import { scriptKeys } from '../../scripts/script-keys';
 import {
   parseCancelRequest,

@@ -5,7 +5,7 @@
  */
 import type { RedisClient } from './connection';
 import { ValidationError } from '../../errors';
-import type { QueueKeys } from '../../keys';
+import type { QueueKeys } from '../../queue/keys';
 import { scriptKeys } from '../../scripts/script-keys';
 import {
   workerCancelKey,

@@ -14,7 +14,7 @@ import { redactionRules } from '../redact';
 import { Notifier } from './notifier';
 
 const COMMAND_TIMEOUT_MS = 3_000;
-export const NOTIFY_CONNECTION_NAME = 'oxmq:console:notify';
+const NOTIFY_CONNECTION_NAME = 'oxmq:console:notify';
 
 // Kept on globalThis like the console's connection, so `next dev` reloads reuse them.
 const holder = globalThis as typeof globalThis & {

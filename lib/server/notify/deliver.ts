@@ -35,10 +35,10 @@ export interface AttemptFailure {
   retryInMs: number | null;
 }
 
-export const MAX_BACKOFF_MS = 5 * 60_000;
+const MAX_BACKOFF_MS = 5 * 60_000;
 
 /** How long the attempt after `attempt` waits (attempt 1 failed: retryBaseMs). */
-export function backoffMs(attempt: number, retryBaseMs: number): number {
+function backoffMs(attempt: number, retryBaseMs: number): number {
   return Math.min(MAX_BACKOFF_MS, retryBaseMs * 2 ** (attempt - 1));
 }
 

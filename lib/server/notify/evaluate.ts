@@ -51,7 +51,7 @@ interface Current {
   message: string;
 }
 
-export function pausedMessage(pausedForMs: number, pausedAfterMs: number): string {
+function pausedMessage(pausedForMs: number, pausedAfterMs: number): string {
   return (
     `The queue has been paused for ${formatDuration(pausedForMs)} (notified after ` +
     `${formatDuration(pausedAfterMs)}): no new job starts until it is resumed.`

@@ -9,7 +9,7 @@ import type { QueueProblemKind, QueueProblemSeverity } from 'oxmq/admin';
 import type { WebhookFormat } from './webhooks';
 
 /** The overview's problems that are notified, and the one the notifier derives ("paused too long"). */
-export const NOTIFY_KINDS = [
+const NOTIFY_KINDS = [
   'no-worker',
   'old-backlog',
   'failure-spike',
@@ -19,7 +19,7 @@ export const NOTIFY_KINDS = [
 ] as const satisfies readonly (QueueProblemKind | 'paused-too-long')[];
 export type NotifyKind = (typeof NOTIFY_KINDS)[number];
 
-export const NOTIFY_KIND_TITLES: Record<NotifyKind, string> = {
+const NOTIFY_KIND_TITLES: Record<NotifyKind, string> = {
   'no-worker': 'No worker',
   'old-backlog': 'Old backlog',
   'failure-spike': 'Failure spike',
@@ -32,7 +32,7 @@ export function isNotifyKind(kind: string): kind is NotifyKind {
   return (NOTIFY_KINDS as readonly string[]).includes(kind);
 }
 
-export type NotificationEvent = 'problem.started' | 'problem.cleared' | 'test';
+type NotificationEvent = 'problem.started' | 'problem.cleared' | 'test';
 
 export interface Notification {
   event: NotificationEvent;
@@ -63,7 +63,7 @@ export function problemId(prefix: string, queue: string, kind: NotifyKind, start
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** The generic JSON body. */
-export function jsonBody(notification: Notification, sentAt: number) {
+function jsonBody(notification: Notification, sentAt: number) {
   return {
     source: 'oxmq',
     event: notification.event,
@@ -112,7 +112,7 @@ export function headline(notification: Notification): string {
 }
 
 /** A Slack-compatible incoming-webhook body: `text` (the fallback and notification line) and blocks. */
-export function slackBody(notification: Notification) {
+function slackBody(notification: Notification) {
   const head = escapeSlack(headline(notification));
   const message = escapeSlack(notification.message);
   const linkText = notification.event === 'test' ? 'Open the console' : 'Open the queue';

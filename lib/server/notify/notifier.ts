@@ -4,7 +4,7 @@
  * (evaluate.ts), commits that to Redis (state.ts) and sends it to each webhook (deliver.ts),
  * writing each delivery, or its final failure, to the audit log as `system:notifier`.
  *
- * One sender at a time: each prefix has a `notifier` lease (engine/admin/lease.ts) and each
+ * One sender at a time: each prefix has a `notifier` lease (engine/admin/redis/lease.ts) and each
  * round is a numbered turn claimed under it, so among several consoles one holds the lease and
  * does the round, and a console that takes over (the holder stopped, or died and its lease ran
  * out) neither repeats a turn nor re-sends an open problem: the open problems live in Redis, and
@@ -40,7 +40,7 @@ import {
 } from './state';
 import type { Webhook } from './webhooks';
 
-export const NOTIFIER_ACTOR = 'system:notifier';
+const NOTIFIER_ACTOR = 'system:notifier';
 
 export interface NotifierLog {
   info(line: string): void;

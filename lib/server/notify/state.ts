@@ -1,8 +1,8 @@
 /**
  * The notifier's state in Redis, per queue prefix (docs/redis-keys.md, "Console"):
  *
- * - the open problems, a hash beside the `notifier` lease (engine/admin/lease.ts) and under its
- *   hash tag, so that one script can check the lease and write the state together: a console
+ * - the open problems, a hash beside the `notifier` lease (engine/admin/redis/lease.ts) and under
+ *   its   hash tag, so that one script can check the lease and write the state together: a console
  *   that lost the lease (a stalled event loop outlived the TTL) cannot commit a round, and so
  *   sends nothing the new holder will send again. Field `<queue>:<kind>` (a queue name holds no
  *   `:`), value JSON. Bounded: six kinds per queue, NOTIFY_LIMITS.maxQueues queues; it lives a
@@ -74,7 +74,7 @@ function parseOpen(field: string, value: string): OpenProblem | null {
   }
 }
 
-export function serializeOpen(problem: OpenProblem): string {
+function serializeOpen(problem: OpenProblem): string {
   const { severity, message, startedAt, sent } = problem;
   return JSON.stringify({ severity, message, startedAt, sent });
 }

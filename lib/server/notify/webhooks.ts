@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { isHttpUrl } from '../http-url';
 
-export const WEBHOOK_FORMATS = ['json', 'slack'] as const;
+const WEBHOOK_FORMATS = ['json', 'slack'] as const;
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 
 export interface Webhook {
@@ -19,7 +19,7 @@ export interface Webhook {
 }
 
 /** More would make one problem a storm of requests; ten covers a team's channels. */
-export const MAX_WEBHOOKS = 10;
+const MAX_WEBHOOKS = 10;
 
 // Messages never quote a value: the URL is the secret.
 const webhookSchema = z.strictObject({
@@ -35,7 +35,7 @@ const webhookSchema = z.strictObject({
 });
 
 /** The label of webhook number `index` (0-based): its name, else its number and host. */
-export function webhookLabel(url: string, index: number, name?: string): string {
+function webhookLabel(url: string, index: number, name?: string): string {
   if (name) return name;
   let host = '?';
   try {

@@ -23,7 +23,6 @@ const POST_FIELDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
 ]);
 
 export const CREDENTIALS_CALLBACK = 'callback/credentials';
-export const SIGN_OUT = 'signout';
 
 /** Longest value of any one field; a username, a password, a CSRF token and a URL fit easily. */
 const MAX_FIELD_CHARS = 2_048;

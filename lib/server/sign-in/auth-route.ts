@@ -29,7 +29,7 @@ import { deviceCookieName, deviceSetCookie, verifyDeviceCookie } from './device-
 import { runInSignInContext, type SignInContext, type SignInRefusal } from './sign-in-context';
 
 /** An auth form is a few short fields and a CSRF token. */
-export const MAX_AUTH_BODY_BYTES = 8 * 1024;
+const MAX_AUTH_BODY_BYTES = 8 * 1024;
 
 type NextAuthCall = (request: NextRequest) => Promise<Response>;
 

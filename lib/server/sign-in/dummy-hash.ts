@@ -11,7 +11,7 @@ export const DEFAULT_BCRYPT_COST = 10;
 
 const byCost = new Map<number, string>();
 
-export function bcryptCost(hash: string): number {
+function bcryptCost(hash: string): number {
   const match = /^\$2[aby]\$(\d{2})\$/.exec(hash);
   return match ? Number(match[1]) : DEFAULT_BCRYPT_COST;
 }

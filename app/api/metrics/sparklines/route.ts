@@ -1,9 +1,9 @@
 /**
- * GET /api/metrics/sparklines?queues=: the last hour's completed and failed jobs per minute of
- * the queues named (the overview's listed page: comma-separated `<prefix>/<name>`, each part
+ * GET /api/metrics/sparklines?queues=: the last hour's completed and failed jobs per minute of the
+ * queues named (the overview's listed page: comma-separated `<prefix>/<name>`, each part
  * URI-encoded, at most 100), from the timing history. A few fields per queue
- * (engine/admin/history-sparklines.ts); queues the console does not serve or that do not exist
- * are left out.
+ * (engine/admin/redis/history-sparklines.ts); queues the console does not serve or that do not
+ * exist are left out.
  */
 import { z } from 'zod';
 import type { HistorySparklinesResponse } from '@/lib/api-types';

@@ -1,6 +1,6 @@
 /**
- * The queue's failed jobs grouped by error (engine/admin/error-groups.ts): one bounded call of
- * at most `budget` jobs, newest first, answering its groups, how far it got of how many, and a
+ * The queue's failed jobs grouped by error (engine/admin/redis/error-groups.ts): one bounded call
+ * of at most `budget` jobs, newest first, answering its groups, how far it got of how many, and a
  * cursor; the page merges successive calls. Signatures and samples are of the redacted reasons.
  * Calls pass the process-wide search gate (lib/server/search-gate.ts), as searches do.
  */
