@@ -1,8 +1,8 @@
 /**
  * Every job option, declared once: its type (JobsOptions is inferred from here), the names
  * OxMQ accepts, the flat spellings it rewrites (option-aliases.ts), the names it refuses
- * and why, and the checks with their messages (validateJobOptions in options.ts turns the
- * first problem into a ValidationError). The console builds its request schema from the same
+ * and why, and the checks with their messages (option-check.ts finds the first problem,
+ * validateJobOptions in options.ts throws it as a ValidationError). The console builds its request schema from the same
  * fields (consoleJobOptionsSchema), so a new option is declared here, used where it acts, and
  * documented.
  *
@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { DEFAULTS } from '../defaults';
 import { GROUP_KEY_PREFIX, GROUP_QUEUE_KEY_NAMES } from '../queue/keys';
+import { TraceContext } from '../telemetry/trace-context';
 
 const finite = (message: string) =>
   z.number({ error: message }).refine(Number.isFinite, { error: message });
@@ -187,7 +188,16 @@ export const JOB_OPTION_FIELDS = {
   /** Makes the job a child of an existing job: `queue` is `<prefix>:<queueName>` of the parent. */
   parent: parentObject.optional(),
   /** OxMQ extension: W3C trace context the job's spans continue. */
-  traceparent: z.string({ error: 'traceparent must be a string' }).optional(),
+  traceparent: z
+    .string({ error: 'traceparent must be a string' })
+    .superRefine((traceparent, ctx) => {
+      try {
+        TraceContext.of(traceparent);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    })
+    .optional(),
   tracestate: z.string({ error: 'tracestate must be a string' }).optional(),
   /**
    * OxMQ extension, tenant group: the job waits in its group's own line, groups take turns at
@@ -244,7 +254,7 @@ const FAILURE_POLICIES = [
 type CanonicalOptions = z.input<z.ZodObject<typeof JOB_OPTION_FIELDS>>;
 
 /** Rules between options; each returns the message of the first broken one. */
-const CROSS_FIELD_RULES: ((opts: CanonicalOptions) => string | undefined)[] = [
+export const CROSS_FIELD_RULES: ((opts: CanonicalOptions) => string | undefined)[] = [
   (opts) =>
     FAILURE_POLICIES.filter((policy) => opts[policy]).length > 1
       ? `At most one of ${FAILURE_POLICIES.join(', ')} can be set`

@@ -3,13 +3,10 @@
  * how options are stored in the job hash (bullmq's short keys), and the job data's JSON.
  */
 import { ValidationError } from '../errors';
-import { describeOptionIssues } from './option-issues';
+import { jobOptionsProblem } from './option-check';
 import {
   groupIdSchema,
   JOB_OPTION_FIELDS,
-  jobOptionsSchema,
-  REFUSED_JOB_OPTIONS,
-  REFUSED_OPTION_FIELDS,
   type JobsOptions,
   type BackoffOptions,
   type JobTelemetryOptions,
@@ -94,42 +91,17 @@ export function decodeOptions(raw: Record<string, unknown>): JobsOptions {
   return decoded as JobsOptions;
 }
 
-/** Throws a ValidationError naming a refused option (top level or inside an option object). */
-function rejectRefused(opts: Record<string, unknown>): void {
-  for (const [name, reason] of Object.entries(REFUSED_JOB_OPTIONS)) {
-    if (opts[name] !== undefined)
-      throw new ValidationError(`Unsupported job option "${name}": ${reason}`);
-  }
-  for (const [option, refused] of Object.entries(REFUSED_OPTION_FIELDS)) {
-    const value = opts[option];
-    if (value === null || typeof value !== 'object') continue;
-    for (const [field, reason] of Object.entries(refused)) {
-      if ((value as Record<string, unknown>)[field] !== undefined) {
-        throw new ValidationError(`Unsupported ${option} field "${field}": ${reason}`);
-      }
-    }
-  }
-}
-
-/** The options without the names given as undefined (they count as not given). */
-function withoutUndefined(opts: object): object {
-  const entries = Object.entries(opts);
-  if (entries.every(([, value]) => value !== undefined)) return opts;
-  return Object.fromEntries(entries.filter(([, value]) => value !== undefined));
-}
-
 /**
  * Every check bullmq makes before adding a job, plus OxMQ's own (types, trace context), as
- * declared in engine/job/option-schema.ts. Takes the canonical options (flat spellings already
+ * declared in engine/job/option-schema.ts (checked by option-check.ts). Takes the canonical options (flat spellings already
  * rewritten, engine/job/option-aliases.ts).
  */
 export function validateJobOptions(opts: JobsOptions): void {
   if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) {
     throw new ValidationError('job options must be an object');
   }
-  rejectRefused(opts as Record<string, unknown>);
-  const checked = jobOptionsSchema.safeParse(withoutUndefined(opts));
-  if (!checked.success) throw new ValidationError(describeOptionIssues(checked.error.issues));
+  const problem = jobOptionsProblem(opts as Record<string, unknown>);
+  if (problem) throw new ValidationError(problem);
   if (opts.traceparent !== undefined) TraceContext.of(opts.traceparent, opts.tracestate);
 }
 

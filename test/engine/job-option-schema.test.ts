@@ -5,7 +5,7 @@
  * same fields. A new option must come with its samples here, or this test fails.
  */
 import { describe, expect, it } from 'vitest';
-import { consoleJobOptionsSchema, ValidationError, type JobsOptions } from 'oxmq';
+import { consoleJobOptionsSchema, jobOptionsSchema, ValidationError, type JobsOptions } from 'oxmq';
 import {
   JOB_OPTION_ALIASES,
   JOB_OPTION_FIELDS,
@@ -68,6 +68,9 @@ describe('the job options declaration', () => {
       const error = refusal({ ...extra, [name]: bad });
       expect(error).toBeInstanceOf(ValidationError);
       expect(error!.message).toContain(says);
+      // The exported schema (for checking options where they come in) agrees.
+      expect(jobOptionsSchema.safeParse({ ...extra, [name]: good }).success).toBe(true);
+      expect(jobOptionsSchema.safeParse({ ...extra, [name]: bad }).success).toBe(false);
     });
   }
 
