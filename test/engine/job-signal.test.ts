@@ -1,16 +1,21 @@
 /**
  * `job.signal`: the attempt's AbortSignal on the Job a processor receives, in-process and in a
  * sandbox child. A processor that watches it (and declares one parameter only) is cancelled by
- * worker.cancelJob and by queue.cancelJob (through the worker's heartbeat, docs/redis-keys.md).
+ * worker.cancelJob and by queue.cancelJob (through the storage, docs/redis-keys.md).
+ *
+ * The in-process cases are the worker's own logic and run on the memory storage (no Redis, no
+ * network round trips to wait for); the sandboxed ones run on Redis, as a team's would.
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { Queue, Worker, type Job } from 'oxmq';
+import { memoryStorage, Queue, Worker, type Job } from 'oxmq';
 import { useCleanup } from '../helpers/cleanup';
 import { redisOptions, uniqueQueueName, waitFor } from '../helpers/redis';
 
 const track = useCleanup();
 const connection = () => ({ connection: redisOptions() });
+/** One memory storage per test: the queue, its worker and reads share it. */
+const inMemory = () => ({ storage: memoryStorage() });
 const heartbeatInterval = 100;
 
 /** A processor of ONE parameter that rejects with the reason once job.signal aborts. */
@@ -34,9 +39,10 @@ function failuresOf(worker: Worker): Error[] {
 describe('job.signal (in-process)', () => {
   it('worker.cancelJob aborts it for a processor that only watches job.signal', async () => {
     const name = uniqueQueueName('jobsig-local');
-    const queue = track(new Queue(name, connection()));
+    const storage = inMemory();
+    const queue = track(new Queue(name, storage));
     const seen: Job[] = [];
-    const worker = track(new Worker(name, watchingJobSignal(seen), connection()));
+    const worker = track(new Worker(name, watchingJobSignal(seen), storage));
     const failures = failuresOf(worker);
     const job = await queue.add('x', {});
     await waitFor(() => seen.length === 1);
@@ -52,7 +58,8 @@ describe('job.signal (in-process)', () => {
 
   it('is the same signal as the third argument of a processor that takes one', async () => {
     const name = uniqueQueueName('jobsig-third');
-    const queue = track(new Queue(name, connection()));
+    const storage = inMemory();
+    const queue = track(new Queue(name, storage));
     const same: boolean[] = [];
     const worker = track(
       new Worker(
@@ -60,7 +67,7 @@ describe('job.signal (in-process)', () => {
         async (job: Job, _token?: string, signal?: AbortSignal) => {
           same.push(job.signal === signal && signal !== undefined);
         },
-        connection(),
+        storage,
       ),
     );
     const done = new Promise((resolve) => worker.once('completed', resolve));
@@ -69,12 +76,13 @@ describe('job.signal (in-process)', () => {
     expect(same).toEqual([true]);
   });
 
-  it('queue.cancelJob aborts it through Redis', async () => {
+  it('queue.cancelJob aborts it through the storage', async () => {
     const name = uniqueQueueName('jobsig-remote');
-    const queue = track(new Queue(name, connection()));
+    const storage = inMemory();
+    const queue = track(new Queue(name, storage));
     const seen: Job[] = [];
     const worker = track(
-      new Worker(name, watchingJobSignal(seen), { ...connection(), heartbeatInterval }),
+      new Worker(name, watchingJobSignal(seen), { ...storage, heartbeatInterval }),
     );
     const failures = failuresOf(worker);
     const job = await queue.add('x', {});
