@@ -1,6 +1,7 @@
 /**
  * What is wrong with a queue, in words: computed from what an overview has already read (counts,
- * meta, the limiter's TTL, the connected workers, the metrics lists, the oldest waiting job's
+ * meta, the limiter's TTL, the connected workers, failures per minute (the timing history, or
+ * bullmq's metrics lists for a queue no OxMQ worker serves), the oldest waiting job's
  * timestamp, and the two bounded reads of redis/problem-signals.ts: recent stalls and OxMQ workers
  * that stopped beating).
  */
@@ -48,8 +49,8 @@ export interface ProblemInput {
   /** ms since epoch the oldest waiting job was created; null when nothing waits. */
   oldestWaitingAt: number | null;
   /**
-   * Failed jobs per closed minute, newest first (as the metrics list holds them), and those
-   * finished since the last closed minute; null when the queue keeps no metrics.
+   * Jobs failed for good per closed minute, newest first, and those of the minute under way;
+   * null when nothing counts them (no timing history, no metrics lists).
    */
   failedMetrics: { newestFirst: readonly number[]; pending: number } | null;
   /**

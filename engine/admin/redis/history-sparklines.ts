@@ -10,7 +10,7 @@
  * hour touches (two at most), 180 fields in all.
  */
 import type { RedisClient } from '../../backend/redis/connection';
-import { historyField, historyKey, MINUTE_MS, SERIES } from '../../history/history-keys';
+import { historyField, historyKey, MINUTE_MS, SERIES, slotStart } from '../../history/history-keys';
 import { historyWindow } from './history-reader';
 import { QueueKeys } from '../../queue/keys';
 import type { QueueRef } from '../queue-ref';
@@ -39,6 +39,21 @@ const SERIES_READ: readonly [Outcome, string][] = [
   ['failed', SERIES.failed],
   ['retried', SERIES.retried],
 ];
+
+/**
+ * One queue's outcomes per minute over the `minutes` minutes ending with the one under way
+ * (oldest first), read as the sparklines read them. The overview's failure-spike problem reads
+ * its 75 minutes of failures this way.
+ */
+export async function readOutcomeMinutes(
+  client: RedisClient,
+  queue: QueueRef,
+  minutes: number,
+  now = Date.now(),
+): Promise<QueueSparkline> {
+  const from = slotStart('minute', now) - (minutes - 1) * MINUTE_MS;
+  return readSparkline(client, queue, from, minutes);
+}
 
 /** The last hour of outcomes per minute of each queue, one pipeline per queue. */
 export async function getHistorySparklines(

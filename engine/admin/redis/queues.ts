@@ -13,6 +13,7 @@ import { registerScripts } from '../../scripts/loader';
 import type { Metrics } from '../../backend/queue-backend';
 import type { WorkerInfo } from '../../queue/queue';
 import { queueHandle } from '../queue-handle';
+import { readOutcomeMinutes } from './history-sparklines';
 import { missingWorkers, recentStalls } from './problem-signals';
 import { FAILURE_SPIKE_MINUTES, queueProblems, type QueueProblem } from '../queue-problems';
 import type { QueueRef } from '../queue-ref';
@@ -167,6 +168,15 @@ export interface QueueOverviewOptions {
   now?: number;
 }
 
+/**
+ * The failure-spike input from the timing history (minutes oldest first, the one under way
+ * last), which every OxMQ worker writes whatever its `metrics` option. bullmq's metrics lists
+ * are the fallback for queues only bullmq workers serve, when they keep metrics.
+ */
+function failuresFromHistory(perMinute: readonly number[]) {
+  return { newestFirst: perMinute.slice(0, -1).reverse(), pending: perMinute.at(-1) ?? 0 };
+}
+
 /** Whether the queue's meta hash exists: the console never creates keys for a mistyped name. */
 export async function queueExists(
   client: RedisClient,
@@ -188,18 +198,29 @@ export async function getQueueOverview(
   // (the last minutes against the hour before) comes from the same one LRANGE.
   const failedMinutes = Math.max(minutes, FAILURE_SPIKE_MINUTES);
   const now = opts.now ?? Date.now();
-  const [counts, meta, rateLimitTtl, workers, completed, failed, oldestWaitingAt, stalls, missing] =
-    await Promise.all([
-      queue.getJobCounts(...QUEUE_COUNT_STATES),
-      queue.getMeta(),
-      rateLimitHoldMs(client, queue),
-      opts.workers ?? queueWorkers(client, prefix, name),
-      queue.getMetrics('completed', 0, minutes - 1),
-      queue.getMetrics('failed', 0, failedMinutes - 1),
-      oldestWaitingTimestamp(client, queue.keys),
-      recentStalls(client, queue.keys, now),
-      missingWorkers(client, queue.keys, now),
-    ]);
+  const [
+    counts,
+    meta,
+    rateLimitTtl,
+    workers,
+    completed,
+    failed,
+    oldestWaitingAt,
+    stalls,
+    missing,
+    recentOutcomes,
+  ] = await Promise.all([
+    queue.getJobCounts(...QUEUE_COUNT_STATES),
+    queue.getMeta(),
+    rateLimitHoldMs(client, queue),
+    opts.workers ?? queueWorkers(client, prefix, name),
+    queue.getMetrics('completed', 0, minutes - 1),
+    queue.getMetrics('failed', 0, failedMinutes - 1),
+    oldestWaitingTimestamp(client, queue.keys),
+    recentStalls(client, queue.keys, now),
+    missingWorkers(client, queue.keys, now),
+    readOutcomeMinutes(client, { prefix, name }, FAILURE_SPIKE_MINUTES, now),
+  ]);
   const max = numberOrNull(meta.max);
   const duration = numberOrNull(meta.duration);
   const jobCounts = toCounts(counts);
@@ -213,7 +234,9 @@ export async function getQueueOverview(
       rateLimitTtlMs,
       workerCount: workers.length,
       oldestWaitingAt,
-      failedMetrics: { newestFirst: failed.data, pending: pendingOf(failed) },
+      failedMetrics: recentOutcomes.recorded
+        ? failuresFromHistory(recentOutcomes.failed)
+        : { newestFirst: failed.data, pending: pendingOf(failed) },
       recentStalls: stalls,
       missingWorkers: missing.length,
     },
